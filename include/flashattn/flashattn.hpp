@@ -1,0 +1,8 @@
+// flashattn — umbrella header: everything a user of the C++ API needs.
+#pragma once
+
+#include "flashattn/attention.hpp"
+#include "flashattn/run_info.hpp"
+#include "flashattn/status.hpp"
+#include "flashattn/tensor.hpp"
+#include "flashattn/version.hpp"

@@ -1,0 +1,20 @@
+// flashattn — the CPU flash backend: tiled online softmax with fp32 accumulation, OpenMP over
+// (batch, head, query tile). Extra memory is O(tile) per thread: nothing grows with Sq * Sk.
+#pragma once
+
+#include "core/params.hpp"
+#include "flashattn/run_info.hpp"
+#include "flashattn/status.hpp"
+
+namespace flashattn::cpu {
+
+/// Forward on host memory. `params` is validated and normalised (core/validate.hpp); every element of
+/// out (and lse when present) is written. `num_threads` 0 = OpenMP's default. Fills the tile sizes,
+/// thread count and kernel name of `info`.
+Status forward(const ForwardParams& params, int num_threads, RunInfo& info);
+
+/// Backward on host memory: recomputes P from lse, D = rowsum(dO ∘ O); writes every element of dq, dk, dv
+/// (dk, dv summed over the query heads of each kv head). Deterministic regardless of params.deterministic.
+Status backward(const BackwardParams& params, int num_threads, RunInfo& info);
+
+}  // namespace flashattn::cpu

@@ -1,0 +1,51 @@
+// flashattn — runs a case through the public API on a device and judges it against the fp64 oracle with
+// the calibrated rule of DESIGN.md §3:
+//   max|out - ref|  <= 2 * max|base - ref|  + atol, and the same for the mean,
+// where base is naive attention in the input dtype with fp32 accumulation and atol is twice the fp32
+// rounding noise at the output's magnitude. Outputs are poisoned with NaN before the run, so an element
+// left unwritten fails the case.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "testing/case.hpp"
+
+namespace flashattn::testing {
+
+/// Where and how a case runs.
+struct Target {
+  Device device;                          ///< cpu, or a CUDA device (inputs are copied there and back).
+  CudaPath cuda_path = CudaPath::automatic;
+  int num_threads = 0;
+};
+
+/// Error statistics of one output tensor (out, lse, dq, dk or dv) against the oracle.
+struct Comparison {
+  std::string tensor;
+  double max_err = 0;     ///< max |x - ref| over the tensor's finite reference entries.
+  double mean_err = 0;    ///< mean |x - ref|.
+  double max_bound = 0;   ///< 2 * max|base - ref| + atol.
+  double mean_bound = 0;  ///< 2 * mean|base - ref| + atol.
+  double nmse = 0;        ///< sum (x - ref)^2 / sum ref^2 (diagnostic).
+  bool passed = false;    ///< Both bounds hold, and every -inf / finite entry matches in kind.
+};
+
+struct CaseResult {
+  Case spec;
+  Op op = Op::forward;
+  Status status;                        ///< The API's status (an error fails the case).
+  RunInfo info;                         ///< What ran.
+  std::vector<Comparison> comparisons;  ///< One per output tensor checked.
+  bool passed = false;
+  double seconds = 0;  ///< Wall time of the API call alone.
+};
+
+/// Runs `c` through forward() (and, for Op::backward, backward() on the forward's result with a random
+/// dout) and compares every output with the oracle.
+CaseResult run_case(const Case& c, Op op, const Target& target);
+
+/// Runs `c` `reruns` times on the same inputs and reports whether every output is bitwise identical.
+bool reruns_bitwise_equal(const Case& c, Op op, const Target& target, int reruns);
+
+}  // namespace flashattn::testing

@@ -1,0 +1,25 @@
+// flashattn — the case lists of DESIGN.md §3, by tier: quick (CI, seconds), full (GPU machine),
+// stress (long sequences, 64-bit offsets, reruns). Shared by the GoogleTest suites and `flashattn check`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "testing/case.hpp"
+
+namespace flashattn::testing {
+
+enum class Tier { quick, full, stress };
+
+const char* to_string(Tier tier);
+
+/// What the target can run: cases outside it are not generated.
+struct Capabilities {
+  std::vector<DType> dtypes;   ///< e.g. {fp32, fp16, bf16} on the CPU.
+  std::vector<int> head_dims;  ///< Head dims built (D = Dv cases), e.g. {64, 96, 128, 192, 256}.
+};
+
+/// The sweep for `tier` and `op`, restricted to `caps`. Every case has a distinct seed.
+std::vector<Case> sweep(Tier tier, Op op, const Capabilities& caps);
+
+}  // namespace flashattn::testing
