@@ -2,6 +2,7 @@
 #pragma once
 
 #include "flashattn/attention.hpp"
+#include "flashattn/device.hpp"
 #include "flashattn/run_info.hpp"
 #include "flashattn/status.hpp"
 #include "flashattn/tensor.hpp"

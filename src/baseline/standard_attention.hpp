@@ -4,6 +4,8 @@
 // its memory grows with B·H·Sq·Sk, which is the point of comparison.
 #pragma once
 
+#include <string>
+
 #include "core/params.hpp"
 #include "flashattn/status.hpp"
 
@@ -20,5 +22,11 @@ Status standard_backward(const BackwardParams& params);
 /// Measured single-precision matmul throughput of this machine: an n x n x n cblas_sgemm with OpenBLAS'
 /// threads, median of `repeats` after a warm-up, in GFLOP/s (2 n^3 flops). The CPU ceiling.
 double measure_sgemm_gflops(int n, int repeats);
+
+/// Threads for the baseline: OpenBLAS' and OpenMP's (the softmax loops). 0 leaves both at their default.
+void set_num_threads(int num_threads);
+
+/// The BLAS library behind the baseline and its configuration, e.g. "OpenBLAS 0.3.21 ... (Haswell)".
+std::string blas_description();
 
 }  // namespace flashattn::baseline

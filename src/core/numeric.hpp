@@ -46,7 +46,8 @@ inline std::uint16_t float_to_fp16(float value) {
     // Result is subnormal (or zero) in fp16: round |value| * 2^24 to an integer, ties to even.
     // The float addition of 0.5 * 2^23 performs exactly that rounding.
     const float scaled = std::bit_cast<float>(abs) * 0x1p24f;
-    const std::uint32_t m = std::bit_cast<std::uint32_t>(scaled + 0x1p23f) - std::bit_cast<std::uint32_t>(0x1p23f);
+    const std::uint32_t m =
+        std::bit_cast<std::uint32_t>(scaled + 0x1p23f) - std::bit_cast<std::uint32_t>(0x1p23f);
     return static_cast<std::uint16_t>(sign | m);
   }
   // Normal: rebias the exponent (127 -> 15) and round the 13 dropped mantissa bits to nearest even.

@@ -31,10 +31,10 @@ struct OperandStrides {
 struct ForwardParams {
   DType dtype = DType::fp16;  ///< dtype of q, k, v and out.
   int batch = 0;
-  int heads = 0;     ///< H: query heads.
-  int heads_kv = 0;  ///< Hk: key/value heads; heads % heads_kv == 0.
-  int head_dim = 0;  ///< D of q and k.
-  int head_dim_v = 0;  ///< Dv of v and out.
+  int heads = 0;         ///< H: query heads.
+  int heads_kv = 0;      ///< Hk: key/value heads; heads % heads_kv == 0.
+  int head_dim = 0;      ///< D of q and k.
+  int head_dim_v = 0;    ///< Dv of v and out.
   int max_seqlen_q = 0;  ///< Dense: Sq. Varlen: the longest query sequence.
   int max_seqlen_k = 0;  ///< Dense: Sk. Varlen: the longest key sequence.
 
@@ -66,7 +66,9 @@ struct ForwardParams {
   std::int64_t alibi_batch_stride = 0;
 
   FLASHATTN_HOST_DEVICE bool is_varlen() const { return cu_seqlens_q != nullptr; }
-  FLASHATTN_HOST_DEVICE bool has_window() const { return window_left < kUnboundedWindow || window_right < kUnboundedWindow; }
+  FLASHATTN_HOST_DEVICE bool has_window() const {
+    return window_left < kUnboundedWindow || window_right < kUnboundedWindow;
+  }
 
   /// Query rows of sequence b.
   FLASHATTN_HOST_DEVICE int seqlen_q(int b) const {

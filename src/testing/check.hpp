@@ -6,6 +6,7 @@
 // left unwritten fails the case.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,7 @@ namespace flashattn::testing {
 
 /// Where and how a case runs.
 struct Target {
-  Device device;                          ///< cpu, or a CUDA device (inputs are copied there and back).
+  Device device;  ///< cpu, or a CUDA device (inputs are copied there and back).
   CudaPath cuda_path = CudaPath::automatic;
   int num_threads = 0;
 };
@@ -28,7 +29,12 @@ struct Comparison {
   double max_bound = 0;   ///< 2 * max|base - ref| + atol.
   double mean_bound = 0;  ///< 2 * mean|base - ref| + atol.
   double nmse = 0;        ///< sum (x - ref)^2 / sum ref^2 (diagnostic).
-  bool passed = false;    ///< Both bounds hold, and every -inf / finite entry matches in kind.
+  bool passed = false;    ///< Both bounds hold, every -inf / finite entry matches in kind, padding intact.
+  /// Entries whose kind differs from the oracle's: NaN or inf where it is finite (e.g. never written),
+  /// finite where it is -inf (lse of a row with no key).
+  std::int64_t kind_mismatches = 0;
+  /// False when an element outside the tensor's view (its padding) was overwritten.
+  bool padding_intact = true;
 };
 
 struct CaseResult {
@@ -44,6 +50,10 @@ struct CaseResult {
 /// Runs `c` through forward() (and, for Op::backward, backward() on the forward's result with a random
 /// dout) and compares every output with the oracle.
 CaseResult run_case(const Case& c, Op op, const Target& target);
+
+/// Multi-line report of a result: the case, the status, what ran and every comparison (for logs and
+/// test failures).
+std::string summary(const CaseResult& result);
 
 /// Runs `c` `reruns` times on the same inputs and reports whether every output is bitwise identical.
 bool reruns_bitwise_equal(const Case& c, Op op, const Target& target, int reruns);

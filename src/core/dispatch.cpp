@@ -1,0 +1,131 @@
+// flashattn — kernel selection. See dispatch.hpp.
+#include "core/dispatch.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace flashattn::core {
+
+std::string KernelKey::name() const {
+  std::string name = op == OpKind::forward ? "fwd_" : "bwd_";
+  name += backend == Backend::cpu ? std::string("cpu") : "sm" + std::to_string(arch);
+  name += "_";
+  name += to_string(dtype);
+  if (head_dim > 0) name += "_hd" + std::to_string(head_dim);
+  return name;
+}
+
+namespace {
+
+/// The CUDA kernels move q, k, v and out in 16-byte vectors (cp.async, ldmatrix): each base pointer must be
+/// 16-byte aligned and each stride but the last a multiple of 8 elements (16 bytes of fp16/bf16).
+Status check_cuda_vector_alignment(const ForwardParams& params) {
+  const struct {
+    const char* name;
+    const void* data;
+    OperandStrides strides;
+  } operands[] = {{"q", params.q, params.q_strides},
+                  {"k", params.k, params.k_strides},
+                  {"v", params.v, params.v_strides},
+                  {"out", params.out, params.out_strides}};
+  for (const auto& operand : operands) {
+    if (reinterpret_cast<std::uintptr_t>(operand.data) % 16 != 0) {
+      return {StatusCode::unsupported,
+              std::string(operand.name) +
+                  ": the CUDA kernels need a 16-byte aligned data pointer (they move "
+                  "16-byte vectors)"};
+    }
+    for (const std::int64_t stride : {operand.strides.batch, operand.strides.row, operand.strides.head}) {
+      if (stride % 8 != 0) {
+        return {StatusCode::unsupported,
+                std::string(operand.name) +
+                    ": the CUDA kernels need every stride but the last to be a multiple "
+                    "of 8 elements (16 bytes), got " +
+                    std::to_string(stride)};
+      }
+    }
+  }
+  return {};
+}
+
+bool is_built(const KernelKey& key) {
+  return key.op == OpKind::forward ? find_forward_launcher(key) != nullptr
+                                   : find_backward_launcher(key) != nullptr;
+}
+
+}  // namespace
+
+Selection select_kernel(OpKind op, const ForwardParams& params, const DeviceContext& device) {
+  Selection selection;
+  if (device.kind == DeviceKind::cpu) {
+    // The CPU backend takes every dtype of the API and any head dim.
+    selection.key = KernelKey{Backend::cpu, op, params.dtype, 0, 0};
+    return selection;
+  }
+  if (!device.cuda_built) {
+    selection.status = {
+        StatusCode::unsupported,
+        "device: this flashattn build has no CUDA backend (configure with FLASHATTN_CUDA=ON)"};
+    return selection;
+  }
+  if (!device.device_present) {
+    selection.status = {StatusCode::unsupported, "device: no CUDA device with this index is visible"};
+    return selection;
+  }
+  if (params.dtype == DType::fp32) {
+    selection.status = {StatusCode::unsupported,
+                        "q: dtype fp32 is only supported on the CPU; use fp16 or bf16"};
+    return selection;
+  }
+  if (Status aligned = check_cuda_vector_alignment(params); !aligned.ok()) {
+    selection.status = aligned;
+    return selection;
+  }
+  // Candidates from the most to the least preferred path; the first one built is taken.
+  const KernelKey hopper{Backend::cuda, op, params.dtype, 90, params.head_dim};
+  const KernelKey portable{Backend::cuda, op, params.dtype, 80, params.head_dim};
+  const bool hopper_device = device.arch == 90;
+  if (params.head_dim != params.head_dim_v) {
+    selection.status = {StatusCode::unsupported, "v: the CUDA kernels need head_dim_v == head_dim (got " +
+                                                     std::to_string(params.head_dim_v) + " vs " +
+                                                     std::to_string(params.head_dim) + ")"};
+    return selection;
+  }
+  if (device.path == CudaPath::hopper) {
+    if (hopper_device && is_built(hopper)) {
+      selection.key = hopper;
+    } else {
+      selection.status = {StatusCode::unsupported,
+                          "cuda_path: the Hopper path was requested but " +
+                              std::string(hopper_device ? "no sm90 kernel is built for " + hopper.name()
+                                                        : "the device is not sm90")};
+    }
+    return selection;
+  }
+  if (device.path == CudaPath::automatic && hopper_device && is_built(hopper)) {
+    selection.key = hopper;
+    return selection;
+  }
+  if (device.arch >= 80 && is_built(portable)) {
+    if (device.path == CudaPath::automatic && hopper_device) {
+      if (device.strict) {
+        selection.status = {StatusCode::unsupported, "FLASHATTN_STRICT: no sm90 kernel is built for " +
+                                                         hopper.name() + " and fallbacks are errors"};
+        return selection;
+      }
+      selection.fell_back = true;
+      selection.fallback_reason = "no sm90 kernel is built for " + hopper.name();
+    }
+    selection.key = portable;
+    return selection;
+  }
+  selection.status = {
+      StatusCode::unsupported,
+      device.arch < 80
+          ? "device: flashattn's CUDA kernels need sm80 or newer, got sm" + std::to_string(device.arch)
+          : "q: no CUDA kernel is built for dtype " + std::string(to_string(params.dtype)) +
+                " and head dim " + std::to_string(params.head_dim)};
+  return selection;
+}
+
+}  // namespace flashattn::core

@@ -1,0 +1,35 @@
+// flashattn — the table of built kernels: each key maps to its launcher. CPU entries are always built;
+// CUDA entries join from the generated manifest when the CUDA backend is compiled.
+#include "core/dispatch.hpp"
+#include "cpu/cpu_backend.hpp"
+#if defined(FLASHATTN_WITH_CUDA)
+#include "cuda/kernel_registry.hpp"
+#endif
+
+namespace flashattn::core {
+namespace {
+
+Status launch_cpu_forward(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
+  return cpu::forward(params, args.num_threads, info);
+}
+
+Status launch_cpu_backward(const BackwardParams& params, const AttentionArgs& args, RunInfo& info) {
+  return cpu::backward(params, args.num_threads, info);
+}
+
+}  // namespace
+
+ForwardLauncher find_forward_launcher(const KernelKey& key) {
+  if (key.backend == Backend::cpu && key.op == OpKind::forward) return launch_cpu_forward;
+#if defined(FLASHATTN_WITH_CUDA)
+  if (key.backend == Backend::cuda) return cuda::find_forward_launcher(key);
+#endif
+  return nullptr;
+}
+
+BackwardLauncher find_backward_launcher(const KernelKey& key) {
+  if (key.backend == Backend::cpu && key.op == OpKind::backward) return launch_cpu_backward;
+  return nullptr;
+}
+
+}  // namespace flashattn::core

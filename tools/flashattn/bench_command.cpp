@@ -1,0 +1,242 @@
+// flashattn CLI — `flashattn bench`: verified timings of one or more backends over a sweep of shapes, on
+// shared inputs, with the extra memory each call needs and its share of the machine's sgemm ceiling.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+
+#include "baseline/standard_attention.hpp"
+#include "bench_backends.hpp"
+#include "bench_point.hpp"
+#include "bench_verify.hpp"
+#include "bench_workload.hpp"
+#include "commands.hpp"
+#include "env_info.hpp"
+#include "json_report.hpp"
+#include "peak_memory.hpp"
+#include "progress.hpp"
+#include "table.hpp"
+#include "timing.hpp"
+
+namespace flashattn::cli {
+namespace {
+
+// Repeats of the sgemm ceiling measurement (median taken).
+constexpr int kSgemmRepeats = 3;
+
+struct BenchResult {
+  BenchBackend backend;
+  BenchPoint point;
+  RunInfo info;
+  Status status;
+  Verification verification;
+  TimeSummary time;
+  std::optional<std::int64_t> peak_mem_bytes;
+  double gflops = 0;
+};
+
+DType parse_dtype(const std::string& name) {
+  if (name == "bf16") return DType::bf16;
+  if (name == "fp16") return DType::fp16;
+  return DType::fp32;
+}
+
+std::vector<BenchBackend> parse_backends(const std::vector<std::string>& names) {
+  std::vector<BenchBackend> backends;
+  for (const std::string& name : names) backends.push_back(*parse_backend(name));
+  if (backends.empty()) backends.push_back(default_backend());
+  return backends;
+}
+
+// Verifies, probes memory, then times `backend` on the workload.
+BenchResult measure(BenchBackend backend, Workload& workload, const BenchOptions& options) {
+  BenchResult r{backend, workload.point(), {}, {}, {}, {}, {}, 0};
+  r.verification = verify(backend, workload.point(), options.threads);
+  {
+    const PeakMemoryProbe probe;
+    r.status = run_once(backend, workload, options.threads, r.info);
+    r.peak_mem_bytes = probe.extra_bytes();
+  }
+  if (!r.status.ok()) return r;
+  const auto samples = sample_wall_clock(
+      [&] {
+        RunInfo ignored;  // The first run above already reported what ran and that it succeeded.
+        run_once(backend, workload, options.threads, ignored);
+      },
+      options.warmup, options.samples);
+  r.time = summarize(samples);
+  r.gflops = r.time.median_ms > 0 ? workload.point().flops() / (r.time.median_ms * 1e-3) * 1e-9 : 0;
+  return r;
+}
+
+std::string shape_label(const BenchPoint& p) { return testing::describe(p.to_case()); }
+
+nlohmann::json to_json(const BenchResult& r, double sgemm_gflops) {
+  const BenchPoint& p = r.point;
+  nlohmann::json result = {
+      {"backend", to_string(r.backend)},
+      {"kernel", r.info.kernel},
+      {"op", p.op == testing::Op::forward ? "fwd" : "bwd"},
+      {"dtype", to_string(p.dtype)},
+      {"batch", p.batch},
+      {"heads", p.heads},
+      {"heads_kv", p.heads_kv},
+      {"seqlen_q", p.seqlen_q},
+      {"seqlen_k", p.seqlen_k},
+      {"head_dim", p.head_dim},
+      {"causal", p.causal},
+      {"window", {p.window_left, p.window_right}},
+      {"time_ms",
+       {{"median", r.time.median_ms},
+        {"p10", r.time.p10_ms},
+        {"p90", r.time.p90_ms},
+        {"samples", r.time.samples}}},
+      {"flops", p.flops()},
+      {"gflops", r.gflops},
+      {"pct_of_sgemm", sgemm_gflops > 0 ? 100.0 * r.gflops / sgemm_gflops : 0.0},
+      {"peak_mem_bytes", r.peak_mem_bytes ? nlohmann::json(*r.peak_mem_bytes) : nlohmann::json(nullptr)},
+      {"verify",
+       {{"passed", r.verification.passed},
+        {"max_abs_err", r.verification.max_abs_err},
+        {"bound", r.verification.bound},
+        {"tensor", r.verification.tensor},
+        {"method", r.verification.method}}},
+      {"fallback", r.info.fell_back},
+      {"status", r.status.to_string()}};
+  if (r.info.fell_back) result["fallback_reason"] = r.info.fallback_reason;
+  if (!r.verification.error.empty()) result["verify"]["error"] = r.verification.error;
+  return result;
+}
+
+void print_table(const std::vector<BenchResult>& results, double sgemm_gflops) {
+  Table table({"backend", "kernel", "op", "problem", "median ms", "p10-p90 ms", "GFLOP/s", "% sgemm",
+               "peak MiB", "verify"});
+  for (const BenchResult& r : results) {
+    const bool ran = r.status.ok();
+    std::string verdict = r.verification.passed ? "pass" : "FAIL";
+    if (r.info.fell_back) verdict += " (fell back)";
+    table.add_row(
+        {to_string(r.backend), ran ? r.info.kernel : r.status.to_string(),
+         r.point.op == testing::Op::forward ? "fwd" : "bwd", shape_label(r.point),
+         ran ? fmt::format("{:.2f}", r.time.median_ms) : "-",
+         ran ? fmt::format("{:.2f}-{:.2f}", r.time.p10_ms, r.time.p90_ms) : "-",
+         ran ? fmt::format("{:.1f}", r.gflops) : "-",
+         ran && sgemm_gflops > 0 ? fmt::format("{:.1f}", 100.0 * r.gflops / sgemm_gflops) : "-",
+         r.peak_mem_bytes ? fmt::format("{:.1f}", static_cast<double>(*r.peak_mem_bytes) / (1 << 20)) : "-",
+         verdict});
+  }
+  table.print(stdout);
+}
+
+}  // namespace
+
+CLI::App* add_bench_command(CLI::App& app, BenchOptions& options) {
+  CLI::App* command =
+      app.add_subcommand("bench", "Verified timings; list-valued options sweep their product");
+  std::vector<std::string> backend_names{"cpu", "standard", "cuda"};
+  command
+      ->add_option("--backend", options.backends,
+                   "Comma-separated: cpu, standard, cuda (default: the best available)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(backend_names));
+  command->add_option("--op", options.op, "fwd or bwd")->check(CLI::IsMember({"fwd", "bwd"}));
+  command
+      ->add_option("--dtype", options.dtype, "bf16, fp16 or fp32 (default: fp32 on the CPU, bf16 on a GPU)")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp32"}));
+  const auto positive = CLI::PositiveNumber;
+  command->add_option("--batch", options.batch, "Batch sizes")->delimiter(',')->check(positive);
+  command->add_option("--heads", options.heads, "Query heads")->delimiter(',')->check(positive);
+  command->add_option("--heads-kv", options.heads_kv, "Key/value heads (default: = heads)")
+      ->delimiter(',')
+      ->check(positive);
+  command->add_option("--seqlen-q", options.seqlen_q, "Query lengths")->delimiter(',')->check(positive);
+  command->add_option("--seqlen-k", options.seqlen_k, "Key lengths (default: = seqlen-q)")
+      ->delimiter(',')
+      ->check(positive);
+  command->add_option("--head-dim", options.head_dim, "Head dims")->delimiter(',')->check(positive);
+  command->add_flag("--causal", options.causal, "Bottom-right aligned causal mask");
+  command->add_option("--window", options.window, "Sliding window L,R (-1 = unbounded side)")
+      ->delimiter(',')
+      ->expected(2);
+  command->add_option("--samples", options.samples, "Timed samples per point and backend")->check(positive);
+  command->add_option("--warmup", options.warmup, "Untimed runs before the samples")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--threads", options.threads, "CPU threads (0 = OpenMP's and OpenBLAS' default)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--sgemm-n", options.sgemm_n, "Size of the sgemm ceiling measurement")->check(positive);
+  command->add_option("--json", options.json_path, "Write the report as JSON to this path");
+  command->add_flag("--quiet", options.quiet, "No progress on stderr");
+  return command;
+}
+
+int run_bench(const BenchOptions& options, const std::vector<std::string>& argv) {
+  const std::vector<BenchBackend> backends = parse_backends(options.backends);
+  const bool gpu_only =
+      std::all_of(backends.begin(), backends.end(), [](BenchBackend b) { return b == BenchBackend::cuda; });
+  SweepSpec spec;
+  spec.op = options.op == "bwd" ? testing::Op::backward : testing::Op::forward;
+  spec.dtype = parse_dtype(options.dtype.empty() ? (gpu_only ? "bf16" : "fp32") : options.dtype);
+  spec.batch = options.batch;
+  spec.heads = options.heads;
+  spec.heads_kv = options.heads_kv;
+  spec.seqlen_q = options.seqlen_q;
+  spec.seqlen_k = options.seqlen_k;
+  spec.head_dim = options.head_dim;
+  spec.causal = options.causal;
+  if (options.window.size() == 2) {
+    spec.window_left = options.window[0];
+    spec.window_right = options.window[1];
+  }
+  const std::vector<BenchPoint> points = expand(spec);
+  baseline::set_num_threads(options.threads);
+
+  // The ceiling first, on a quiet machine state, with the threads the backends get.
+  const double sgemm_gflops = baseline::measure_sgemm_gflops(options.sgemm_n, kSgemmRepeats);
+
+  std::vector<BenchResult> results;
+  {
+    Progress progress(static_cast<int>(points.size() * backends.size()), !options.quiet);
+    int step = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      Workload workload(points[i], /*seed=*/i + 1);
+      if (spec.op == testing::Op::backward) {
+        if (Status status = workload.prepare_backward(options.threads); !status.ok()) {
+          throw std::runtime_error("bench: the forward that prepares the backward failed: " +
+                                   status.to_string());
+        }
+      }
+      for (BenchBackend backend : backends) {
+        progress.step(step++, fmt::format("{} {}", to_string(backend), shape_label(points[i])));
+        results.push_back(measure(backend, workload, options));
+      }
+    }
+  }
+  print_table(results, sgemm_gflops);
+  fmt::print("sgemm ceiling: {:.1f} GFLOP/s (n = {}, median of {})\n", sgemm_gflops, options.sgemm_n,
+             kSgemmRepeats);
+
+  bool all_good = true;
+  nlohmann::json result_json = nlohmann::json::array();
+  for (const BenchResult& r : results) {
+    all_good = all_good && r.status.ok() && r.verification.passed;
+    result_json.push_back(to_json(r, sgemm_gflops));
+  }
+  if (!options.json_path.empty()) {
+    nlohmann::json env = environment_json(argv);
+    env["threads"] = options.threads;
+    env["timing"] =
+        fmt::format("std::chrono::steady_clock wall time per call; {} warm-up, {} samples; median, p10, p90",
+                    options.warmup, options.samples);
+    env["peak_memory_method"] = kPeakMemoryMethod;
+    env["flops"] = "forward 4*B*H*Sq*Sk*D counted over kept keys only (causal/window); backward 2.5x";
+    write_json(options.json_path,
+               {{"env", env},
+                {"ceilings", {{"sgemm_gflops", sgemm_gflops}, {"sgemm_n", options.sgemm_n}}},
+                {"results", result_json}});
+  }
+  return all_good ? 0 : 1;
+}
+
+}  // namespace flashattn::cli

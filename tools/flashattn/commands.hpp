@@ -1,0 +1,48 @@
+// flashattn CLI — the subcommands. Each registers its options on the app and runs from the parsed
+// options, returning the process exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace flashattn::cli {
+
+struct InfoOptions {
+  std::string json_path;
+};
+
+struct CheckOptions {
+  std::string backend;  ///< Empty: the best available.
+  std::string tier = "quick";
+  std::string op = "all";
+  int threads = 0;
+  std::string json_path;
+  bool quiet = false;
+};
+
+struct BenchOptions {
+  std::vector<std::string> backends;  ///< Empty: the best available.
+  std::string op = "fwd";
+  std::string dtype;  ///< Empty: fp32 on the CPU, bf16 on a GPU.
+  std::vector<int> batch{1}, heads{8}, heads_kv, seqlen_q{1024}, seqlen_k, head_dim{128};
+  bool causal = false;
+  std::vector<int> window;  ///< Empty, or {left, right}.
+  int samples = 10;
+  int warmup = 1;
+  int threads = 0;
+  int sgemm_n = 4096;
+  std::string json_path;
+  bool quiet = false;
+};
+
+CLI::App* add_info_command(CLI::App& app, InfoOptions& options);
+CLI::App* add_check_command(CLI::App& app, CheckOptions& options);
+CLI::App* add_bench_command(CLI::App& app, BenchOptions& options);
+
+/// `argv` is recorded in the JSON reports.
+int run_info(const InfoOptions& options, const std::vector<std::string>& argv);
+int run_check(const CheckOptions& options, const std::vector<std::string>& argv);
+int run_bench(const BenchOptions& options, const std::vector<std::string>& argv);
+
+}  // namespace flashattn::cli
