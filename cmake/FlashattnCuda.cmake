@@ -19,7 +19,8 @@ endif()
 
 if(FLASHATTN_WITH_CUDA)
   set(CMAKE_CUDA_ARCHITECTURES "${FLASHATTN_CUDA_ARCHS}")
-  set(CMAKE_CUDA_STANDARD 20)
+  # C++17 for device code: CuTe needs it, and CMake 3.25 (Debian 12) cannot request C++20 from nvcc.
+  set(CMAKE_CUDA_STANDARD 17)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
@@ -27,10 +28,62 @@ if(FLASHATTN_WITH_CUDA)
   message(STATUS "flashattn: CUDA backend enabled for architectures ${FLASHATTN_CUDA_ARCHS}")
 endif()
 
+include(FlashattnCutlass)
+
+# Kernel manifest filters (src/cuda/generate_instantiations.py holds the manifest). AUTO = everything when
+# this machine has a GPU, else one head dim and dtype (each kernel template still compiles, DESIGN.md §4).
+set(FLASHATTN_HEAD_DIMS "AUTO" CACHE STRING "CUDA kernel head dims to build, e.g. 64;128 (AUTO: all with a GPU, else 128)")
+set(FLASHATTN_DTYPES "AUTO" CACHE STRING "CUDA kernel dtypes to build, e.g. fp16;bf16 (AUTO: all with a GPU, else bf16)")
+option(FLASHATTN_PTXAS_VERBOSE "Print registers, spills and shared memory of every CUDA kernel (-Xptxas -v)" OFF)
+
 function(flashattn_add_cuda_sources target)
   file(GLOB_RECURSE cuda_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu ${PROJECT_SOURCE_DIR}/src/cuda/*.cpp)
   target_sources(${target} PRIVATE ${cuda_sources})
   target_compile_definitions(${target} PRIVATE FLASHATTN_WITH_CUDA=1)
   target_link_libraries(${target} PRIVATE CUDA::cudart)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+
+  flashattn_find_cutlass()
+  target_include_directories(${target} SYSTEM PRIVATE ${FLASHATTN_CUTLASS_INCLUDE_DIR})
+  set(head_dims "${FLASHATTN_HEAD_DIMS}")
+  set(dtypes "${FLASHATTN_DTYPES}")
+  if(head_dims STREQUAL "AUTO" OR dtypes STREQUAL "AUTO")
+    execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE no_gpu OUTPUT_QUIET ERROR_QUIET)
+    if(head_dims STREQUAL "AUTO")
+      if(no_gpu)
+        set(head_dims "128")
+      else()
+        set(head_dims "64;96;128;192;256")
+      endif()
+    endif()
+    if(dtypes STREQUAL "AUTO")
+      if(no_gpu)
+        set(dtypes "bf16")
+      else()
+        set(dtypes "fp16;bf16")
+      endif()
+    endif()
+  endif()
+  set(generated ${PROJECT_BINARY_DIR}/generated/cuda)
+  execute_process(
+    COMMAND ${FLASHATTN_PYTHON3} ${PROJECT_SOURCE_DIR}/src/cuda/generate_instantiations.py --out ${generated}
+            --head-dims "${head_dims}" --dtypes "${dtypes}"
+    RESULT_VARIABLE failed)
+  if(failed)
+    message(FATAL_ERROR "flashattn: src/cuda/generate_instantiations.py failed (FLASHATTN_HEAD_DIMS=${head_dims}, FLASHATTN_DTYPES=${dtypes})")
+  endif()
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${PROJECT_SOURCE_DIR}/src/cuda/generate_instantiations.py)
+  include(${generated}/sources.cmake)
+  list(LENGTH FLASHATTN_GENERATED_KERNELS count)
+  message(STATUS "flashattn: ${count} CUDA kernel instantiations: ${FLASHATTN_KERNEL_NAMES}")
+  target_sources(${target} PRIVATE ${FLASHATTN_GENERATED_KERNELS} ${FLASHATTN_GENERATED_REGISTRY})
+  set_source_files_properties(${FLASHATTN_GENERATED_KERNELS} PROPERTIES COMPILE_OPTIONS
+                              "$<$<BOOL:${FLASHATTN_PTXAS_VERBOSE}>:-Xptxas=-v>")
+  set_target_properties(${target} PROPERTIES CUDA_COMPILER_LAUNCHER ${PROJECT_SOURCE_DIR}/cmake/time_compile.sh)
+  # Printed by every build, next to the per-TU times the launcher prints.
+  add_custom_target(flashattn_kernel_manifest
+                    COMMAND ${CMAKE_COMMAND} -E echo "flashattn: ${count} CUDA kernel instantiations (${FLASHATTN_KERNEL_NAMES})"
+                    VERBATIM)
+  add_dependencies(${target} flashattn_kernel_manifest)
 endfunction()

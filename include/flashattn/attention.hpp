@@ -15,6 +15,8 @@
 //   dense:  q (B, Sq, H, D), k (B, Sk, Hk, D), v (B, Sk, Hk, Dv), out (B, Sq, H, Dv), lse (B, H, Sq)
 //   varlen: q (total_q, H, D), k (total_k, Hk, D), v (total_k, Hk, Dv), out (total_q, H, Dv),
 //           lse (H, total_q), cu_seqlens_q / cu_seqlens_k int32 (B + 1), optional seqused_k int32 (B).
+//           Rows past cu_seqlens_q[B] / cu_seqlens_k[B] belong to no sequence: they are never read or
+//           written. The backward writes zero dk/dv rows for keys past seqused_k[b] of a sequence.
 #pragma once
 
 #include <optional>

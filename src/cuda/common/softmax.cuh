@@ -1,0 +1,92 @@
+// flashattn — the online-softmax state of a block of query rows, held in registers by the threads of an
+// mma.sync accumulator (a row's columns are spread over the 4 lanes of a quad).
+//
+// Scores arrive in the log2 domain (t = s * scale * log2(e), see FwdKernelParams), so every exponential is
+// one exp2 and the natural-log lse is (max + log2(sum)) * ln(2). Invariants per row after each update:
+//   row_max = max of all scores seen (-inf while every score was masked),
+//   row_sum = this thread's share of sum exp2(t - row_max),  acc_o = sum exp2(t - row_max) * v.
+// A row that never sees an unmasked key ends with sum 0: finalize() gives it out = 0 and lse = -inf.
+#pragma once
+
+#include <cmath>
+
+#include <cute/tensor.hpp>
+
+namespace flashattn::cuda {
+
+/// 2^x with the MUFU.EX2 unit (2 ulp; flushes denormal results to zero, which the softmax never needs).
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+/// Reduces over the 4 lanes of a quad, which hold the columns of the same accumulator rows.
+template <class Op>
+__device__ __forceinline__ float quad_allreduce(float value, Op op) {
+  value = op(value, __shfl_xor_sync(0xffffffffu, value, 1));
+  return op(value, __shfl_xor_sync(0xffffffffu, value, 2));
+}
+
+template <int kRows>
+class OnlineSoftmax {
+ public:
+  __device__ OnlineSoftmax() {
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      row_max_[r] = -INFINITY;
+      row_sum_[r] = 0.0f;
+    }
+  }
+
+  /// Folds one tile of scores into the state: `scores` (kRows, COLS) in the log2 domain becomes the
+  /// unnormalised probabilities exp2(t - row_max); `acc_o` (kRows, HEAD_DIM) is rescaled to the new max.
+  template <class Scores, class AccO>
+  __device__ __forceinline__ void update(Scores& scores, AccO& acc_o) {
+    using namespace cute;
+    static_assert(decltype(size<0>(scores))::value == kRows && decltype(size<0>(acc_o))::value == kRows);
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      float tile_max = scores(r, 0);
+      CUTE_UNROLL
+      for (int c = 1; c < size<1>(scores); ++c) tile_max = fmaxf(tile_max, scores(r, c));
+      tile_max = quad_allreduce(tile_max, [](float a, float b) { return fmaxf(a, b); });
+      const float new_max = fmaxf(row_max_[r], tile_max);
+      // A row with every key masked so far keeps max -inf; subtract 0 instead so exp2 sees -inf, not NaN.
+      const float base = new_max == -INFINITY ? 0.0f : new_max;
+      const float correction = exp2_approx(row_max_[r] - base);
+      row_max_[r] = new_max;
+      float tile_sum = 0.0f;
+      CUTE_UNROLL
+      for (int c = 0; c < size<1>(scores); ++c) {
+        scores(r, c) = exp2_approx(scores(r, c) - base);
+        tile_sum += scores(r, c);
+      }
+      row_sum_[r] = row_sum_[r] * correction + tile_sum;
+      CUTE_UNROLL
+      for (int c = 0; c < size<1>(acc_o); ++c) acc_o(r, c) *= correction;
+    }
+  }
+
+  /// Normalises `acc_o` (kRows, HEAD_DIM) and returns each row's natural-log lse in `lse`.
+  template <class AccO>
+  __device__ __forceinline__ void finalize(AccO& acc_o, float (&lse)[kRows]) {
+    using namespace cute;
+    constexpr float kLn2 = 0.69314718055994530942f;
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      const float sum = quad_allreduce(row_sum_[r], [](float a, float b) { return a + b; });
+      // sum >= 1 whenever a key was kept (the max's own term is exp2(0)); 0 exactly when none was.
+      const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+      lse[r] = sum > 0.0f ? (row_max_[r] + log2f(sum)) * kLn2 : -INFINITY;
+      CUTE_UNROLL
+      for (int c = 0; c < size<1>(acc_o); ++c) acc_o(r, c) *= inverse;
+    }
+  }
+
+ private:
+  float row_max_[kRows];
+  float row_sum_[kRows];
+};
+
+}  // namespace flashattn::cuda

@@ -1,0 +1,16 @@
+// flashattn — the CUDA kernels built into this library, as the generated registry
+// (src/cuda/generate_instantiations.py -> kernel_registry_cuda.cpp) lists them. Host-only: included by
+// core/kernel_table.cpp in CUDA builds.
+#pragma once
+
+#include "core/dispatch.hpp"
+
+namespace flashattn::cuda {
+
+/// The launcher of a built CUDA forward kernel, or null when `key` is not built.
+core::ForwardLauncher find_forward_launcher(const core::KernelKey& key);
+
+/// How many CUDA forward kernels were instantiated.
+int forward_kernel_count();
+
+}  // namespace flashattn::cuda

@@ -1,0 +1,84 @@
+// flashattn — the CuTe types of the portable forward kernel for one (element type, head dim): the tiled
+// mma.sync, the swizzled shared-memory layouts, the copy atoms (cp.async, ldmatrix) and the shared storage.
+#pragma once
+
+#include <type_traits>
+
+#include <cutlass/numeric_types.h>
+#include <cute/tensor.hpp>
+
+#include "cuda/sm80/tile_fwd_sm80.hpp"
+
+namespace flashattn::cuda::sm80 {
+
+template <class Element, int kHeadDim>
+struct FwdLayouts {
+  static_assert(std::is_same_v<Element, cutlass::half_t> || std::is_same_v<Element, cutlass::bfloat16_t>,
+                "mma.sync m16n8k16 takes fp16 or bf16 operands");
+  static constexpr FwdTile kTile = fwd_tile(kHeadDim);
+  static_assert(kTile.block_m > 0, "no tile configuration for this head dim");
+  static constexpr int kBlockM = kTile.block_m;
+  static constexpr int kBlockN = kTile.block_n;
+  static constexpr int kWarps = kTile.warps;
+  static constexpr int kThreads = kWarps * 32;
+  static_assert(kBlockM % (16 * kWarps) == 0, "each warp owns whole 16-row MMA tiles of the query block");
+  static_assert(kBlockN % 16 == 0 && kHeadDim % 16 == 0, "m16n8k16 (with 16-wide N permutation) tiles");
+
+  // ---- Tensor cores: warps split the query rows; no warp shares a row, so no cross-warp reduction.
+  using MmaOp = std::conditional_t<std::is_same_v<Element, cutlass::half_t>,
+                                   cute::SM80_16x8x16_F32F16F16F32_TN, cute::SM80_16x8x16_F32BF16BF16F32_TN>;
+  // N permuted to 16 so one ldmatrix.x4 feeds two n8 atoms of B.
+  using TiledMma =
+      cute::TiledMMA<cute::MMA_Atom<MmaOp>, cute::Layout<cute::Shape<cute::Int<kWarps>, cute::_1, cute::_1>>,
+                     cute::Tile<cute::Int<16 * kWarps>, cute::_16, cute::_16>>;
+
+  // ---- Shared memory: rows of 64 elements (128 B) where the head dim allows, else 32 (head dim 96);
+  // the XOR swizzle spreads the 8 rows an ldmatrix reads over all 32 banks.
+  static constexpr int kSmemRowChunk = kHeadDim % 64 == 0 ? 64 : 32;
+  static constexpr int kSwizzleBits = kSmemRowChunk == 64 ? 3 : 2;
+  using SmemLayoutAtom = decltype(cute::composition(
+      cute::Swizzle<kSwizzleBits, 3, 3>{}, cute::Layout<cute::Shape<cute::_8, cute::Int<kSmemRowChunk>>,
+                                                        cute::Stride<cute::Int<kSmemRowChunk>, cute::_1>>{}));
+  using SmemLayoutQ = decltype(cute::tile_to_shape(
+      SmemLayoutAtom{}, cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
+  using SmemLayoutKV = decltype(cute::tile_to_shape(
+      SmemLayoutAtom{}, cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>>{}));  // (BLOCK_N, HEAD_DIM)
+  // V as the B operand of P·V: the same bytes seen as (HEAD_DIM, BLOCK_N).
+  using SmemLayoutVt = decltype(cute::composition(
+      SmemLayoutKV{},
+      cute::make_layout(cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>>{}, cute::GenRowMajor{})));
+  using SmemLayoutO = SmemLayoutQ;  // O is staged through Q's buffer in the epilogue.
+
+  // ---- Shared memory -> registers: ldmatrix (transposing for V, which is K-major in memory).
+  using SmemCopyAtom = cute::Copy_Atom<cute::SM75_U32x4_LDSM_N, Element>;
+  using SmemCopyAtomTransposed = cute::Copy_Atom<cute::SM75_U16x8_LDSM_T, Element>;
+  // Registers -> shared memory for O: a thread's accumulator pairs are 32-bit stores.
+  using SmemCopyAtomO = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<128>, Element>;
+
+  // ---- Global <-> shared: 16 bytes (8 elements) per thread and copy, a row chunk per group of threads,
+  // so a warp reads whole 128-byte lines. cp.async.cg bypasses L1 (K and V are reused through L2 only).
+  static constexpr int kGmemThreadsPerRow = kSmemRowChunk / 8;
+  static_assert(kThreads % kGmemThreadsPerRow == 0);
+  using GmemThreadLayout =
+      cute::Layout<cute::Shape<cute::Int<kThreads / kGmemThreadsPerRow>, cute::Int<kGmemThreadsPerRow>>,
+                   cute::Stride<cute::Int<kGmemThreadsPerRow>, cute::_1>>;
+  using GmemValueLayout = cute::Layout<cute::Shape<cute::_1, cute::_8>>;
+  using GmemTiledCopyQKV = decltype(cute::make_tiled_copy(
+      cute::Copy_Atom<cute::SM80_CP_ASYNC_CACHEGLOBAL<cute::uint128_t>, Element>{}, GmemThreadLayout{},
+      GmemValueLayout{}));
+  using GmemTiledCopyO =
+      decltype(cute::make_tiled_copy(cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, Element>{},
+                                     GmemThreadLayout{}, GmemValueLayout{}));
+  static_assert(kBlockM % (kThreads / kGmemThreadsPerRow) == 0 &&
+                    kBlockN % (kThreads / kGmemThreadsPerRow) == 0,
+                "a tile is a whole number of copy passes");
+
+  struct SharedStorage {
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q;  // Q, then O in the epilogue
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutKV>> k;
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutKV>> v;
+  };
+  static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
+};
+
+}  // namespace flashattn::cuda::sm80

@@ -1,0 +1,208 @@
+// flashattn — the main loop of the portable forward kernel: for one block of query rows, stream the key
+// tiles through shared memory with cp.async and compute S = Q·Kᵀ, mask, online softmax and O += P·V with
+// ldmatrix + mma.sync m16n8k16 (CuTe SM80 atoms), all in registers.
+//
+// Pipeline (one buffer each for Q, K and V; tiles visited from the last to the first, so the partial
+// sequence-end tile and the causal diagonal tiles come first):
+//   wait K[n]  | issue V[n]   | S = Q·K[n]ᵀ  (the V load is in flight)
+//   wait V[n]  | issue K[n-1] | softmax, O += P·V[n]  (the K load is in flight)
+// Each wait is followed by a CTA barrier: it publishes the landed tile to every warp and proves every warp
+// is done reading the buffer the next load overwrites.
+#pragma once
+
+#include <cmath>
+
+#include <cute/tensor.hpp>
+
+#include "cuda/common/fragment.cuh"
+#include "cuda/common/fwd_kernel_params.hpp"
+#include "cuda/common/mask.cuh"
+#include "cuda/common/softmax.cuh"
+#include "cuda/sm80/layouts_fwd_sm80.cuh"
+
+namespace flashattn::cuda::sm80 {
+
+/// Copies rows [0, valid_rows) of a partitioned (ROWS, HEAD_DIM) global tile into shared memory with
+/// cp.async and zero-fills the other rows without reading them: past a sequence's end lie another
+/// sequence's rows, NaN padding or the end of the allocation. Zero keys score 0 and are masked; zero
+/// values meet p = 0, so nothing non-finite enters the products.
+template <class TiledCopy, class Src, class Dst, class Coords>
+__device__ __forceinline__ void copy_rows_async(const TiledCopy& tiled_copy, const Src& src, Dst&& dst,
+                                                const Coords& coords, int valid_rows) {
+  using namespace cute;
+  CUTE_UNROLL
+  for (int m = 0; m < size<1>(dst); ++m) {
+    if (get<0>(coords(0, m, 0)) < valid_rows) {
+      copy(tiled_copy, src(_, m, _), dst(_, m, _));
+    } else {
+      clear(dst(_, m, _));
+    }
+  }
+}
+
+/// acc += A·B over the k mode, both operands read from shared memory by ldmatrix one k-slice ahead of
+/// the mma that consumes them.
+template <class TiledMma, class Acc, class RegA, class RegB, class SmemA, class SmemB, class CopyA,
+          class CopyB>
+__device__ __forceinline__ void gemm_smem_smem(const TiledMma& mma, Acc& acc, RegA& tCrA, RegB& tCrB,
+                                               const SmemA& tCsA, const SmemB& tCsB, const CopyA& copy_a,
+                                               const CopyB& copy_b) {
+  using namespace cute;
+  auto tCrA_view = copy_a.get_slice(threadIdx.x).retile_D(tCrA);
+  auto tCrB_view = copy_b.get_slice(threadIdx.x).retile_D(tCrB);
+  copy(copy_a, tCsA(_, _, 0), tCrA_view(_, _, 0));
+  copy(copy_b, tCsB(_, _, 0), tCrB_view(_, _, 0));
+  CUTE_UNROLL
+  for (int k = 0; k < size<2>(tCrA); ++k) {
+    if (k + 1 < size<2>(tCrA)) {
+      copy(copy_a, tCsA(_, _, k + 1), tCrA_view(_, _, k + 1));
+      copy(copy_b, tCsB(_, _, k + 1), tCrB_view(_, _, k + 1));
+    }
+    gemm(mma, tCrA(_, _, k), tCrB(_, _, k), acc);
+  }
+}
+
+/// acc += A·B with A already in registers (P) and B read from shared memory one k-slice ahead.
+template <class TiledMma, class Acc, class RegA, class RegB, class SmemB, class CopyB>
+__device__ __forceinline__ void gemm_reg_smem(const TiledMma& mma, Acc& acc, const RegA& tCrA, RegB& tCrB,
+                                              const SmemB& tCsB, const CopyB& copy_b) {
+  using namespace cute;
+  auto tCrB_view = copy_b.get_slice(threadIdx.x).retile_D(tCrB);
+  copy(copy_b, tCsB(_, _, 0), tCrB_view(_, _, 0));
+  CUTE_UNROLL
+  for (int k = 0; k < size<2>(tCrA); ++k) {
+    if (k + 1 < size<2>(tCrA)) copy(copy_b, tCsB(_, _, k + 1), tCrB_view(_, _, k + 1));
+    gemm(mma, tCrA(_, _, k), tCrB(_, _, k), acc);
+  }
+}
+
+template <class Element, int kHeadDim>
+struct FwdMainloopSm80 {
+  using Layouts = FwdLayouts<Element, kHeadDim>;
+  static constexpr int kBlockM = Layouts::kBlockM;
+  static constexpr int kBlockN = Layouts::kBlockN;
+  /// Accumulator rows per thread: 2 per 16-row MMA tile the thread's warp owns.
+  static constexpr int kRowsPerThread = 2 * kBlockM / (16 * Layouts::kWarps);
+  using Softmax = OnlineSoftmax<kRowsPerThread>;
+
+  /// Where one CTA's work lies within its sequence.
+  struct Work {
+    int row0;      ///< First query row of the block.
+    int q_rows;    ///< Valid query rows of the block (<= BLOCK_M).
+    int seqlen_k;  ///< Keys of the sequence.
+    int n_begin;   ///< Key tiles [n_begin, n_end) hold every key some row of the block keeps.
+    int n_end;
+    float slope_log2;  ///< ALiBi slope * log2(e) of this (batch, head); unused without ALiBi.
+  };
+
+  /// Accumulates O (BLOCK_M, HEAD_DIM) and the softmax state of the block over its key tiles.
+  /// gQ: (BLOCK_M, HEAD_DIM); gK, gV: (BLOCK_N, HEAD_DIM, key tiles).
+  template <class GQ, class GK, class GV, class AccO>
+  __device__ __forceinline__ static void run(const FwdKernelParams& params,
+                                             typename Layouts::SharedStorage& smem, const GQ& gQ,
+                                             const GK& gK, const GV& gV, const Work& work,
+                                             const KeyRange& range, AccO& acc_o, Softmax& softmax) {
+    using namespace cute;
+    const int tid = threadIdx.x;
+    Tensor sQ =
+        make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});  // (BLOCK_M, HEAD_DIM)
+    Tensor sK =
+        make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutKV{});  // (BLOCK_N, HEAD_DIM)
+    Tensor sV =
+        make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutKV{});  // (BLOCK_N, HEAD_DIM)
+    Tensor sVt =
+        make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});  // (HEAD_DIM, BLOCK_N)
+
+    // Global -> shared partitions, with the (row, col) of each copied element for the row predicates.
+    typename Layouts::GmemTiledCopyQKV gmem_copy;
+    auto gmem_thr = gmem_copy.get_thread_slice(tid);
+    Tensor tQgQ = gmem_thr.partition_S(gQ);  // (CPY, CPY_M, CPY_K)
+    Tensor tQsQ = gmem_thr.partition_D(sQ);
+    Tensor tKgK = gmem_thr.partition_S(gK);  // (CPY, CPY_N, CPY_K, key tiles)
+    Tensor tKsK = gmem_thr.partition_D(sK);
+    Tensor tVgV = gmem_thr.partition_S(gV);
+    Tensor tVsV = gmem_thr.partition_D(sV);
+    Tensor tQcQ = gmem_thr.partition_S(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+    Tensor tKVcKV = gmem_thr.partition_S(make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDim>>{}));
+
+    // Register fragments of the two products.
+    typename Layouts::TiledMma mma;
+    auto thr_mma = mma.get_thread_slice(tid);
+    Tensor tSrQ = thr_mma.partition_fragment_A(sQ);    // (MMA, MMA_M, MMA_K)
+    Tensor tSrK = thr_mma.partition_fragment_B(sK);    // (MMA, MMA_N, MMA_K)
+    Tensor tOrVt = thr_mma.partition_fragment_B(sVt);  // (MMA, MMA_K = HEAD_DIM / 8, MMA_N = BLOCK_N / 16)
+
+    // Shared -> register (ldmatrix) partitions.
+    auto smem_copy_q = make_tiled_copy_A(typename Layouts::SmemCopyAtom{}, mma);
+    auto smem_copy_k = make_tiled_copy_B(typename Layouts::SmemCopyAtom{}, mma);
+    auto smem_copy_v = make_tiled_copy_B(typename Layouts::SmemCopyAtomTransposed{}, mma);
+    Tensor tSsQ = smem_copy_q.get_slice(tid).partition_S(sQ);
+    Tensor tSsK = smem_copy_k.get_slice(tid).partition_S(sK);
+    Tensor tOsVt = smem_copy_v.get_slice(tid).partition_S(sVt);
+
+    // (row, col) within the tile of each score this thread holds, as a (rows, cols) view.
+    Tensor tScS = thr_mma.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{}));
+    Tensor tScS_rc = make_tensor(tScS.data(), acc_rowcol_layout(tScS.layout()));  // (ROWS, COLS)
+    Tensor acc_o_rc = acc_rowcol(acc_o);                                          // (ROWS, HEAD_DIM cols)
+
+    copy_rows_async(gmem_copy, tQgQ, tQsQ, tQcQ, work.q_rows);
+    if (work.n_end > work.n_begin) {
+      const int n = work.n_end - 1;
+      copy_rows_async(gmem_copy, tKgK(_, _, _, n), tKsK, tKVcKV, work.seqlen_k - n * kBlockN);
+    }
+    cp_async_fence();
+
+    for (int n = work.n_end - 1; n >= work.n_begin; --n) {
+      Tensor acc_s = partition_fragment_C(mma, Shape<Int<kBlockM>, Int<kBlockN>>{});  // (MMA, MMA_M, MMA_N)
+      clear(acc_s);
+      cp_async_wait<0>();
+      __syncthreads();
+      copy_rows_async(gmem_copy, tVgV(_, _, _, n), tVsV, tKVcKV, work.seqlen_k - n * kBlockN);
+      cp_async_fence();
+
+      gemm_smem_smem(mma, acc_s, tSrQ, tSrK, tSsQ, tSsK, smem_copy_q, smem_copy_k);
+
+      cp_async_wait<0>();
+      __syncthreads();
+      if (n > work.n_begin) {
+        copy_rows_async(gmem_copy, tKgK(_, _, _, n - 1), tKsK, tKVcKV, work.seqlen_k - (n - 1) * kBlockN);
+        cp_async_fence();
+      }
+
+      Tensor scores = acc_rowcol(acc_s);  // (ROWS, BLOCK_N cols)
+      scores_to_log2(params, scores);
+      const int col0 = n * kBlockN;
+      if (params.has_alibi) {
+        mask_scores<true>(scores, tScS_rc, work.row0, col0, range, work.slope_log2);
+      } else if (range.tile_needs_mask(work.row0, kBlockM, col0, kBlockN)) {
+        mask_scores<false>(scores, tScS_rc, work.row0, col0, range, 0.0f);
+      }
+      softmax.update(scores, acc_o_rc);
+
+      Tensor rP = convert_fragment<Element>(acc_s);
+      Tensor tOrP =
+          make_tensor(rP.data(), acc_as_a_layout(rP.layout()));  // (MMA, MMA_M, MMA_K = BLOCK_N / 16)
+      gemm_reg_smem(mma, acc_o, tOrP, tOrVt, tOsVt, smem_copy_v);
+    }
+    cp_async_wait<0>();  // with no key tile the Q load is still in flight; the epilogue reuses its buffer
+  }
+
+ private:
+  /// s -> s * scale * log2(e), or with softcap c: tanh(s * scale / c) * c * log2(e). tanhf, not
+  /// tanh.approx: the approximation's 2^-11 relative error shows in lse beyond the tolerance.
+  template <class Scores>
+  __device__ __forceinline__ static void scores_to_log2(const FwdKernelParams& params, Scores& scores) {
+    using namespace cute;
+    if (params.softcap_pre > 0.0f) {
+      CUTE_UNROLL
+      for (int i = 0; i < size(scores); ++i) {
+        scores(i) = tanhf(scores(i) * params.softcap_pre) * params.score_to_log2;
+      }
+    } else {
+      CUTE_UNROLL
+      for (int i = 0; i < size(scores); ++i) scores(i) *= params.score_to_log2;
+    }
+  }
+};
+
+}  // namespace flashattn::cuda::sm80

@@ -1,0 +1,144 @@
+// The portable CUDA forward kernel (sm80 path) against the fp64 oracle: the sweep of DESIGN.md §3 for every
+// built dtype and head dim, bitwise-identical reruns, and what RunInfo and is_supported() report. Every test
+// skips when no CUDA device is visible (CI). FLASHATTN_GPU_TIER=full|stress widens the sweep (scripts/gpu).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "flashattn/flashattn.hpp"
+#include "testing/check.hpp"
+#include "testing/sweeps.hpp"
+
+namespace flashattn::testing {
+namespace {
+
+constexpr Target kCuda{Device{DeviceKind::cuda, 0}, CudaPath::automatic, 0};
+
+#define SKIP_WITHOUT_GPU() \
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device is visible"
+
+/// A forward call on CUDA device 0 that touches no memory: for is_supported() probes only.
+ForwardArgs probe_args(DType dtype, int head_dim) {
+  void* const fake = reinterpret_cast<void*>(std::uintptr_t{1} << 12);  // 16-byte aligned, never read
+  ForwardArgs args;
+  args.q = TensorView::contiguous(fake, dtype, {1, 1, 1, head_dim});
+  args.k = TensorView::contiguous(fake, dtype, {1, 1, 1, head_dim});
+  args.v = TensorView::contiguous(fake, dtype, {1, 1, 1, head_dim});
+  args.out = TensorView::contiguous(fake, dtype, {1, 1, 1, head_dim});
+  args.device = kCuda.device;
+  args.cuda_path = CudaPath::portable;
+  return args;
+}
+
+/// The dtypes and head dims this build's portable kernels cover, asked through the public API.
+Capabilities built_capabilities() {
+  Capabilities caps;
+  for (DType dtype : {DType::fp16, DType::bf16}) {
+    for (int head_dim : {64, 96, 128, 192, 256}) {
+      if (!is_supported(probe_args(dtype, head_dim)).ok()) continue;
+      if (caps.dtypes.empty() || caps.dtypes.back() != dtype) caps.dtypes.push_back(dtype);
+      bool known = false;
+      for (int d : caps.head_dims) known = known || d == head_dim;
+      if (!known) caps.head_dims.push_back(head_dim);
+    }
+  }
+  return caps;
+}
+
+Tier tier_from_environment() {
+  const char* tier = std::getenv("FLASHATTN_GPU_TIER");
+  if (tier == nullptr) return Tier::quick;
+  const std::string name(tier);
+  return name == "stress" ? Tier::stress : name == "full" ? Tier::full : Tier::quick;
+}
+
+TEST(CudaForwardSm80, SweepMatchesOracle) {
+  SKIP_WITHOUT_GPU();
+  const Capabilities caps = built_capabilities();
+  ASSERT_FALSE(caps.dtypes.empty()) << "no portable CUDA forward kernel is built";
+  const std::vector<Case> cases = sweep(tier_from_environment(), Op::forward, caps);
+  ASSERT_FALSE(cases.empty());
+  int failures = 0;
+  for (const Case& c : cases) {
+    const CaseResult result = run_case(c, Op::forward, kCuda);
+    if (!result.status.ok() || !result.passed) {
+      ++failures;
+      ADD_FAILURE() << summary(result);
+    }
+  }
+  EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
+}
+
+TEST(CudaForwardSm80, RerunsAreBitwiseIdentical) {
+  SKIP_WITHOUT_GPU();
+  const Capabilities caps = built_capabilities();
+  ASSERT_FALSE(caps.dtypes.empty());
+  Case dense;
+  dense.dtype = caps.dtypes.back();
+  dense.head_dim = caps.head_dims.front();
+  dense.batch = 2;
+  dense.heads = 8;
+  dense.heads_kv = 2;
+  dense.seqlen_q = 1023;
+  dense.seqlen_k = 1024;
+  dense.causal = true;
+  Case varlen = dense;
+  varlen.seqlens_q = {0, 1, 300, 129};
+  varlen.seqlens_k = {5, 0, 511, 64};
+  varlen.causal = false;
+  varlen.window_left = 100;
+  varlen.softcap = 30.0f;
+  varlen.alibi = true;
+  for (const Case& c : {dense, varlen}) {
+    EXPECT_TRUE(reruns_bitwise_equal(c, Op::forward, kCuda, 20)) << describe(c);
+  }
+}
+
+TEST(CudaForwardSm80, RunInfoNamesThePortableKernel) {
+  SKIP_WITHOUT_GPU();
+  const Capabilities caps = built_capabilities();
+  ASSERT_FALSE(caps.dtypes.empty());
+  Case c;
+  c.dtype = caps.dtypes.front();
+  c.head_dim = caps.head_dims.front();
+  c.seqlen_q = 200;
+  c.seqlen_k = 300;
+  for (CudaPath path : {CudaPath::automatic, CudaPath::portable}) {
+    const CaseResult result = run_case(c, Op::forward, Target{kCuda.device, path, 0});
+    ASSERT_TRUE(result.status.ok()) << summary(result);
+    EXPECT_EQ(result.info.backend, Backend::cuda);
+    EXPECT_EQ(result.info.kernel,
+              std::string("fwd_sm80_") + to_string(c.dtype) + "_hd" + std::to_string(c.head_dim));
+    EXPECT_TRUE(result.info.launched);
+    EXPECT_GT(result.info.block_m, 0);
+    EXPECT_GT(result.info.block_n, 0);
+    // No sm90 kernel exists yet: on Hopper the automatic path records the fallback, a forced one does not.
+    const auto props = cuda_device_properties(0);
+    const bool hopper = props && props->sm_major == 9;
+    EXPECT_EQ(result.info.fell_back, hopper && path == CudaPath::automatic) << result.info.fallback_reason;
+  }
+}
+
+TEST(CudaForwardSm80, MisalignedOperandsAreUnsupported) {
+  SKIP_WITHOUT_GPU();
+  const Capabilities caps = built_capabilities();
+  ASSERT_FALSE(caps.dtypes.empty());
+  ForwardArgs args = probe_args(caps.dtypes.front(), caps.head_dims.front());
+  args.k.data = static_cast<char*>(args.k.data) + 2;  // element-aligned, not 16-byte aligned
+  Status status = is_supported(args);
+  EXPECT_EQ(status.code(), StatusCode::unsupported) << status.to_string();
+  EXPECT_NE(status.message().find("k: "), std::string::npos) << status.message();
+
+  args = probe_args(caps.dtypes.front(), caps.head_dims.front());
+  const int d = caps.head_dims.front();
+  args.q = TensorView::strided(args.q.data, args.q.dtype, {1, 2, 1, d}, {2 * (d + 4), d + 4, d + 4, 1});
+  args.out = TensorView::contiguous(args.out.data, args.out.dtype, {1, 2, 1, d});
+  status = is_supported(args);
+  EXPECT_EQ(status.code(), StatusCode::unsupported) << status.to_string();
+  EXPECT_NE(status.message().find("q: "), std::string::npos) << status.message();
+}
+
+}  // namespace
+}  // namespace flashattn::testing
