@@ -1,33 +1,12 @@
 // flashattn — the public entry points: validate, select, launch, record.
-#include <cstdlib>
-#include <cstring>
-
+#include "core/device_context.hpp"
 #include "core/dispatch.hpp"
 #include "core/run_record.hpp"
 #include "core/validate.hpp"
 #include "flashattn/attention.hpp"
-#include "flashattn/device.hpp"
-#include "flashattn/version.hpp"
 
 namespace flashattn {
 namespace {
-
-/// The impure half of dispatch: what the device is and what the policy says.
-core::DeviceContext device_context(const AttentionArgs& args) {
-  core::DeviceContext context;
-  context.kind = args.device.kind;
-  context.path = args.cuda_path;
-  const char* strict = std::getenv("FLASHATTN_STRICT");
-  context.strict = strict != nullptr && std::strcmp(strict, "1") == 0;
-  context.cuda_built = build_info().cuda;
-  if (args.device.kind == DeviceKind::cuda) {
-    if (auto props = cuda_device_properties(args.device.index)) {
-      context.device_present = true;
-      context.arch = props->sm_major * 10 + props->sm_minor;
-    }
-  }
-  return context;
-}
 
 RunInfo describe(const core::Selection& selection) {
   RunInfo info;
@@ -42,7 +21,8 @@ RunInfo describe(const core::Selection& selection) {
 template <typename Params, typename Launcher>
 Status run(core::OpKind op, const Params& params, const AttentionArgs& args, bool empty,
            Launcher (*find)(const core::KernelKey&), RunInfo* info) {
-  const core::Selection selection = core::select_kernel(op, params, device_context(args));
+  const core::Selection selection =
+      core::select_kernel(op, params, core::device_context(args.device, args.cuda_path));
   if (!selection.key) return selection.status;
   RunInfo record = describe(selection);
   if (!empty) {
@@ -67,7 +47,8 @@ bool has_no_query_rows(const ForwardArgs& args, const ForwardParams& params) {
 
 template <typename Params>
 Status check_only(core::OpKind op, const Params& params, const AttentionArgs& args) {
-  const core::Selection selection = core::select_kernel(op, params, device_context(args));
+  const core::Selection selection =
+      core::select_kernel(op, params, core::device_context(args.device, args.cuda_path));
   return selection.key ? Status{} : selection.status;
 }
 

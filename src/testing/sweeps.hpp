@@ -26,6 +26,10 @@ struct Capabilities {
 /// D != Dv pairs).
 Capabilities cpu_capabilities();
 
+/// What `device` runs for `op` through the given CUDA path, asked through is_supported() on empty probes:
+/// the CPU's capabilities, or the dtypes and head dims with a built kernel for the device.
+Capabilities capabilities(Device device, CudaPath path, Op op);
+
 /// The sweep for `tier` and `op`, restricted to `caps`. Every case has a distinct seed (also across tiers
 /// and ops). Each tier contains the one below it. Reruns for determinism are the runner's job
 /// (reruns_bitwise_equal), not a property of a case.

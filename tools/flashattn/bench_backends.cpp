@@ -69,10 +69,15 @@ Status run_once(BenchBackend backend, Workload& workload, int num_threads, RunIn
       return forward_op ? standard_forward_api(workload.forward_args(num_threads), &info)
                         : standard_backward_api(workload.backward_args(num_threads), &info);
     case BenchBackend::cuda:
-      break;
+      return run_cuda(workload, nullptr, &info);
   }
-  return {StatusCode::unsupported,
-          "backend: bench cannot time cuda yet (it needs device buffers and CUDA-event timing)"};
+  return {StatusCode::internal, "backend: unknown bench backend"};
+}
+
+Status run_cuda(Workload& workload, void* stream, RunInfo* info) {
+  if (Status status = workload.copy_to_cuda(); !status.ok()) return status;
+  return workload.point().op == testing::Op::forward ? forward(workload.cuda_forward_args(stream), info)
+                                                     : backward(workload.cuda_backward_args(stream), info);
 }
 
 }  // namespace flashattn::cli

@@ -1,5 +1,6 @@
 // flashattn CLI — `flashattn bench`: verified timings of one or more backends over a sweep of shapes, on
-// shared inputs, with the extra memory each call needs and its share of the machine's sgemm ceiling.
+// shared inputs, with the memory each call needs and, for CPU backends, their share of the machine's sgemm
+// ceiling.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -9,33 +10,21 @@
 
 #include "baseline/standard_attention.hpp"
 #include "bench_backends.hpp"
+#include "bench_measure.hpp"
 #include "bench_point.hpp"
-#include "bench_verify.hpp"
 #include "bench_workload.hpp"
 #include "commands.hpp"
 #include "env_info.hpp"
+#include "flashattn/device.hpp"
 #include "json_report.hpp"
-#include "peak_memory.hpp"
 #include "progress.hpp"
 #include "table.hpp"
-#include "timing.hpp"
 
 namespace flashattn::cli {
 namespace {
 
 // Repeats of the sgemm ceiling measurement (median taken).
 constexpr int kSgemmRepeats = 3;
-
-struct BenchResult {
-  BenchBackend backend;
-  BenchPoint point;
-  RunInfo info;
-  Status status;
-  Verification verification;
-  TimeSummary time;
-  std::optional<std::int64_t> peak_mem_bytes;
-  double gflops = 0;
-};
 
 DType parse_dtype(const std::string& name) {
   if (name == "bf16") return DType::bf16;
@@ -50,67 +39,62 @@ std::vector<BenchBackend> parse_backends(const std::vector<std::string>& names) 
   return backends;
 }
 
-// Verifies, probes memory, then times `backend` on the workload.
-BenchResult measure(BenchBackend backend, Workload& workload, const BenchOptions& options) {
-  BenchResult r{backend, workload.point(), {}, {}, {}, {}, {}, 0};
-  r.verification = verify(backend, workload.point(), options.threads);
-  {
-    const PeakMemoryProbe probe;
-    r.status = run_once(backend, workload, options.threads, r.info);
-    r.peak_mem_bytes = probe.extra_bytes();
-  }
-  if (!r.status.ok()) return r;
-  const auto samples = sample_wall_clock(
-      [&] {
-        RunInfo ignored;  // The first run above already reported what ran and that it succeeded.
-        run_once(backend, workload, options.threads, ignored);
-      },
-      options.warmup, options.samples);
-  r.time = summarize(samples);
-  r.gflops = r.time.median_ms > 0 ? workload.point().flops() / (r.time.median_ms * 1e-3) * 1e-9 : 0;
-  return r;
-}
-
 std::string shape_label(const BenchPoint& p) { return testing::describe(p.to_case()); }
 
-nlohmann::json to_json(const BenchResult& r, double sgemm_gflops) {
+bool runs_on_host(BenchBackend backend) { return backend != BenchBackend::cuda; }
+
+// A result's share of the sgemm ceiling: CPU backends only, since a GPU kernel's share of a CPU matmul
+// means nothing. Empty when the ceiling was not measured or the call did not run.
+std::optional<double> pct_of_sgemm(const BenchResult& r, std::optional<double> sgemm_gflops) {
+  if (!runs_on_host(r.backend) || !sgemm_gflops || *sgemm_gflops <= 0 || !r.status.ok()) return std::nullopt;
+  return 100.0 * r.gflops / *sgemm_gflops;
+}
+
+template <class T>
+nlohmann::json or_null(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json to_json(const BenchResult& r, std::optional<double> sgemm_gflops) {
   const BenchPoint& p = r.point;
-  nlohmann::json result = {
-      {"backend", to_string(r.backend)},
-      {"kernel", r.info.kernel},
-      {"op", p.op == testing::Op::forward ? "fwd" : "bwd"},
-      {"dtype", to_string(p.dtype)},
-      {"batch", p.batch},
-      {"heads", p.heads},
-      {"heads_kv", p.heads_kv},
-      {"seqlen_q", p.seqlen_q},
-      {"seqlen_k", p.seqlen_k},
-      {"head_dim", p.head_dim},
-      {"causal", p.causal},
-      {"window", {p.window_left, p.window_right}},
-      {"time_ms",
-       {{"median", r.time.median_ms},
-        {"p10", r.time.p10_ms},
-        {"p90", r.time.p90_ms},
-        {"samples", r.time.samples}}},
-      {"flops", p.flops()},
-      {"gflops", r.gflops},
-      {"pct_of_sgemm", sgemm_gflops > 0 ? 100.0 * r.gflops / sgemm_gflops : 0.0},
-      {"peak_mem_bytes", r.peak_mem_bytes ? nlohmann::json(*r.peak_mem_bytes) : nlohmann::json(nullptr)},
-      {"verify",
-       {{"passed", r.verification.passed},
-        {"max_abs_err", r.verification.max_abs_err},
-        {"bound", r.verification.bound},
-        {"tensor", r.verification.tensor},
-        {"method", r.verification.method}}},
-      {"fallback", r.info.fell_back},
-      {"status", r.status.to_string()}};
+  nlohmann::json result = {{"backend", to_string(r.backend)},
+                           {"kernel", r.info.kernel},
+                           {"op", p.op == testing::Op::forward ? "fwd" : "bwd"},
+                           {"dtype", to_string(p.dtype)},
+                           {"batch", p.batch},
+                           {"heads", p.heads},
+                           {"heads_kv", p.heads_kv},
+                           {"seqlen_q", p.seqlen_q},
+                           {"seqlen_k", p.seqlen_k},
+                           {"head_dim", p.head_dim},
+                           {"causal", p.causal},
+                           {"window", {p.window_left, p.window_right}},
+                           {"time_ms",
+                            {{"median", r.time.median_ms},
+                             {"p10", r.time.p10_ms},
+                             {"p90", r.time.p90_ms},
+                             {"samples", r.time.samples}}},
+                           {"timing", r.timing},
+                           {"flops", p.flops()},
+                           {"gflops", r.gflops},
+                           {"pct_of_sgemm", or_null(pct_of_sgemm(r, sgemm_gflops))},
+                           {"peak_mem_bytes", or_null(r.peak_mem_bytes)},
+                           {"output_bytes", r.output_bytes},
+                           {"verify",
+                            {{"passed", r.verification.passed},
+                             {"max_abs_err", r.verification.max_abs_err},
+                             {"bound", r.verification.bound},
+                             {"tensor", r.verification.tensor},
+                             {"method", r.verification.method}}},
+                           {"fallback", r.info.fell_back},
+                           {"status", r.status.to_string()}};
   if (r.info.fell_back) result["fallback_reason"] = r.info.fallback_reason;
   if (!r.verification.error.empty()) result["verify"]["error"] = r.verification.error;
+  if (!r.graph_error.empty()) result["graph_error"] = r.graph_error;
   return result;
 }
 
-void print_table(const std::vector<BenchResult>& results, double sgemm_gflops) {
+void print_table(const std::vector<BenchResult>& results, std::optional<double> sgemm_gflops) {
   Table table({"backend", "kernel", "op", "problem", "median ms", "p10-p90 ms", "GFLOP/s", "% sgemm",
                "peak MiB", "verify"});
   for (const BenchResult& r : results) {
@@ -123,11 +107,52 @@ void print_table(const std::vector<BenchResult>& results, double sgemm_gflops) {
          ran ? fmt::format("{:.2f}", r.time.median_ms) : "-",
          ran ? fmt::format("{:.2f}-{:.2f}", r.time.p10_ms, r.time.p90_ms) : "-",
          ran ? fmt::format("{:.1f}", r.gflops) : "-",
-         ran && sgemm_gflops > 0 ? fmt::format("{:.1f}", 100.0 * r.gflops / sgemm_gflops) : "-",
+         pct_of_sgemm(r, sgemm_gflops) ? fmt::format("{:.1f}", *pct_of_sgemm(r, sgemm_gflops)) : "-",
          r.peak_mem_bytes ? fmt::format("{:.1f}", static_cast<double>(*r.peak_mem_bytes) / (1 << 20)) : "-",
          verdict});
   }
   table.print(stdout);
+}
+
+// Under the table: the ceiling, the GPU that ran, and any short call that had to be timed without a graph.
+void print_footer(const std::vector<BenchResult>& results, std::optional<double> sgemm_gflops,
+                  const BenchOptions& options, bool uses_cuda) {
+  if (sgemm_gflops) {
+    fmt::print("sgemm ceiling: {:.1f} GFLOP/s (n = {}, median of {})\n", *sgemm_gflops, options.sgemm_n,
+               kSgemmRepeats);
+  }
+  if (uses_cuda) {
+    const int index = kCudaDevice.index;
+    if (const auto props = cuda_device_properties(index)) {
+      fmt::print("cuda device {}: {} (sm{}{}, {} SMs), driver {}, runtime {}\n", index, props->name,
+                 props->sm_major, props->sm_minor, props->multiprocessors, props->driver_version,
+                 props->runtime_version);
+    } else {
+      fmt::print("cuda device {}: not visible\n", index);
+    }
+  }
+  for (const BenchResult& r : results) {
+    if (r.graph_error.empty()) continue;
+    fmt::print(
+        "note: {} {} is short enough for a CUDA graph but was timed without one (capture failed: {})\n",
+        to_string(r.backend), shape_label(r.point), r.graph_error);
+  }
+}
+
+// The report's env: the machine, and how each backend that ran was timed and its memory measured.
+nlohmann::json bench_env(const std::vector<std::string>& argv, const std::vector<BenchBackend>& backends,
+                         const BenchOptions& options) {
+  nlohmann::json env = environment_json(argv);
+  env["threads"] = options.threads;
+  env["timing"] = nlohmann::json::object();
+  env["peak_memory_method"] = nlohmann::json::object();
+  for (BenchBackend backend : backends) {
+    env["timing"][to_string(backend)] = timing_method(backend, options);
+    env["peak_memory_method"][to_string(backend)] = memory_method(backend);
+    if (backend == BenchBackend::cuda) env["cuda_device"] = cuda_device_json(kCudaDevice.index);
+  }
+  env["flops"] = "forward 4*B*H*Sq*Sk*D counted over kept keys only (causal/window); backward 2.5x";
+  return env;
 }
 
 }  // namespace
@@ -160,8 +185,13 @@ CLI::App* add_bench_command(CLI::App& app, BenchOptions& options) {
   command->add_option("--window", options.window, "Sliding window L,R (-1 = unbounded side)")
       ->delimiter(',')
       ->expected(2);
-  command->add_option("--samples", options.samples, "Timed samples per point and backend")->check(positive);
-  command->add_option("--warmup", options.warmup, "Untimed runs before the samples")
+  command
+      ->add_option("--samples", options.samples,
+                   "Timed samples per point and backend (default: 10 on the CPU, 20 for cuda)")
+      ->check(positive);
+  command
+      ->add_option("--warmup", options.warmup,
+                   "Untimed runs before the samples (default: 1 on the CPU, 10 for cuda)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--threads", options.threads, "CPU threads (0 = OpenMP's and OpenBLAS' default)")
       ->check(CLI::NonNegativeNumber);
@@ -173,8 +203,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchOptions& options) {
 
 int run_bench(const BenchOptions& options, const std::vector<std::string>& argv) {
   const std::vector<BenchBackend> backends = parse_backends(options.backends);
-  const bool gpu_only =
-      std::all_of(backends.begin(), backends.end(), [](BenchBackend b) { return b == BenchBackend::cuda; });
+  const bool gpu_only = std::none_of(backends.begin(), backends.end(), runs_on_host);
+  const bool uses_cuda = !std::all_of(backends.begin(), backends.end(), runs_on_host);
   SweepSpec spec;
   spec.op = options.op == "bwd" ? testing::Op::backward : testing::Op::forward;
   spec.dtype = parse_dtype(options.dtype.empty() ? (gpu_only ? "bf16" : "fp32") : options.dtype);
@@ -192,8 +222,10 @@ int run_bench(const BenchOptions& options, const std::vector<std::string>& argv)
   const std::vector<BenchPoint> points = expand(spec);
   baseline::set_num_threads(options.threads);
 
-  // The ceiling first, on a quiet machine state, with the threads the backends get.
-  const double sgemm_gflops = baseline::measure_sgemm_gflops(options.sgemm_n, kSgemmRepeats);
+  // The CPU ceiling first, on a quiet machine state, with the threads the backends get; only when a CPU
+  // backend runs, as it says nothing about a GPU.
+  std::optional<double> sgemm_gflops;
+  if (!gpu_only) sgemm_gflops = baseline::measure_sgemm_gflops(options.sgemm_n, kSgemmRepeats);
 
   std::vector<BenchResult> results;
   {
@@ -214,8 +246,7 @@ int run_bench(const BenchOptions& options, const std::vector<std::string>& argv)
     }
   }
   print_table(results, sgemm_gflops);
-  fmt::print("sgemm ceiling: {:.1f} GFLOP/s (n = {}, median of {})\n", sgemm_gflops, options.sgemm_n,
-             kSgemmRepeats);
+  print_footer(results, sgemm_gflops, options, uses_cuda);
 
   bool all_good = true;
   nlohmann::json result_json = nlohmann::json::array();
@@ -224,17 +255,12 @@ int run_bench(const BenchOptions& options, const std::vector<std::string>& argv)
     result_json.push_back(to_json(r, sgemm_gflops));
   }
   if (!options.json_path.empty()) {
-    nlohmann::json env = environment_json(argv);
-    env["threads"] = options.threads;
-    env["timing"] =
-        fmt::format("std::chrono::steady_clock wall time per call; {} warm-up, {} samples; median, p10, p90",
-                    options.warmup, options.samples);
-    env["peak_memory_method"] = kPeakMemoryMethod;
-    env["flops"] = "forward 4*B*H*Sq*Sk*D counted over kept keys only (causal/window); backward 2.5x";
-    write_json(options.json_path,
-               {{"env", env},
-                {"ceilings", {{"sgemm_gflops", sgemm_gflops}, {"sgemm_n", options.sgemm_n}}},
-                {"results", result_json}});
+    nlohmann::json ceilings = {{"sgemm_gflops", or_null(sgemm_gflops)}, {"sgemm_n", options.sgemm_n}};
+    if (!sgemm_gflops)
+      ceilings["sgemm_note"] = "not measured: no CPU backend ran, and it says nothing about a GPU";
+    write_json(
+        options.json_path,
+        {{"env", bench_env(argv, backends, options)}, {"ceilings", ceilings}, {"results", result_json}});
   }
   return all_good ? 0 : 1;
 }

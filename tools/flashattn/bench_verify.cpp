@@ -66,7 +66,7 @@ Verification verify(BenchBackend backend, const BenchPoint& point, int num_threa
     result = run_standard_case(c, point.op);
   } else {
     testing::Target target;
-    target.device = backend == BenchBackend::cuda ? Device{DeviceKind::cuda, 0} : Device{DeviceKind::cpu, 0};
+    target.device = backend == BenchBackend::cuda ? kCudaDevice : Device{DeviceKind::cpu, 0};
     target.num_threads = num_threads;
     result = testing::run_case(c, point.op, target);
   }

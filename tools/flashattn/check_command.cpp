@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "commands.hpp"
-#include "core/dispatch.hpp"
 #include "env_info.hpp"
 #include "flashattn/device.hpp"
 #include "flashattn/version.hpp"
@@ -19,20 +18,6 @@
 
 namespace flashattn::cli {
 namespace {
-
-// The CPU takes what testing says it does; a GPU what its kernel table holds for the device's arch, read
-// from the table itself so the sweep can never ask for a kernel that is not built.
-testing::Capabilities capabilities(DeviceKind device, int arch) {
-  if (device == DeviceKind::cpu) return testing::cpu_capabilities();
-  testing::Capabilities caps;
-  caps.dtypes = {DType::fp16, DType::bf16};
-  for (int head_dim = 8; head_dim <= 256; head_dim += 8) {
-    if (core::find_forward_launcher({Backend::cuda, core::OpKind::forward, DType::bf16, arch, head_dim})) {
-      caps.head_dims.push_back(head_dim);
-    }
-  }
-  return caps;
-}
 
 testing::Tier parse_tier(const std::string& name) {
   if (name == "full") return testing::Tier::full;
@@ -98,21 +83,23 @@ int run_check(const CheckOptions& options, const std::vector<std::string>& argv)
   testing::Target target;
   target.device = gpu ? Device{DeviceKind::cuda, 0} : Device{DeviceKind::cpu, 0};
   target.num_threads = options.threads;
-  int arch = 0;
-  if (gpu) {
-    const auto props = cuda_device_properties(0);
-    if (!props) throw std::runtime_error("check: --backend cuda but no CUDA device is visible");
-    arch = props->sm_major * 10 + props->sm_minor;
-  }
-  const testing::Capabilities caps = capabilities(target.device.kind, arch);
+  if (gpu && cuda_device_count() == 0)
+    throw std::runtime_error("check: --backend cuda but no CUDA device is visible");
   const testing::Tier tier = parse_tier(options.tier);
 
   std::vector<std::pair<testing::Case, testing::Op>> cases;
   for (testing::Op op : {testing::Op::forward, testing::Op::backward}) {
     if (options.op == "fwd" && op != testing::Op::forward) continue;
     if (options.op == "bwd" && op != testing::Op::backward) continue;
+    const testing::Capabilities caps = testing::capabilities(target.device, target.cuda_path, op);
+    if (caps.dtypes.empty()) {
+      fmt::print(stderr, "check: no {} kernel is built for this device; {} is not checked\n",
+                 testing::to_string(op), testing::to_string(op));
+    }
     for (const testing::Case& c : testing::sweep(tier, op, caps)) cases.emplace_back(c, op);
   }
+  if (cases.empty())
+    throw std::runtime_error("check: nothing to check: no kernel is built for the requested op");
 
   Table table({"case", "op", "kernel", "tensor", "max err / bound", "mean err / bound", "pass"});
   nlohmann::json results = nlohmann::json::array();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,9 @@ struct BenchOptions {
   std::string dtype;  ///< Empty: fp32 on the CPU, bf16 on a GPU.
   std::vector<int> batch{1}, heads{8}, heads_kv, seqlen_q{1024}, seqlen_k, head_dim{128};
   bool causal = false;
-  std::vector<int> window;  ///< Empty, or {left, right}.
-  int samples = 10;
-  int warmup = 1;
+  std::vector<int> window;     ///< Empty, or {left, right}.
+  std::optional<int> samples;  ///< Unset: the backend's default (bench_measure.hpp).
+  std::optional<int> warmup;   ///< Unset: the backend's default.
   int threads = 0;
   int sgemm_n = 4096;
   std::string json_path;

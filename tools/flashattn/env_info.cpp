@@ -51,18 +51,23 @@ std::string cpu_model() {
   return "unknown";
 }
 
+nlohmann::json cuda_device_json(int index) {
+  const auto props = cuda_device_properties(index);
+  if (!props) return nullptr;
+  return {{"index", index},
+          {"name", props->name},
+          {"sm", props->sm_major * 10 + props->sm_minor},
+          {"multiprocessors", props->multiprocessors},
+          {"memory_bytes", props->memory_bytes},
+          {"driver_version", props->driver_version},
+          {"runtime_version", props->runtime_version}};
+}
+
 nlohmann::json cuda_devices_json() {
   nlohmann::json devices = nlohmann::json::array();
   for (int index = 0; index < cuda_device_count(); ++index) {
-    const auto props = cuda_device_properties(index);
-    if (!props) continue;
-    devices.push_back({{"index", index},
-                       {"name", props->name},
-                       {"sm", props->sm_major * 10 + props->sm_minor},
-                       {"multiprocessors", props->multiprocessors},
-                       {"memory_bytes", props->memory_bytes},
-                       {"driver_version", props->driver_version},
-                       {"runtime_version", props->runtime_version}});
+    nlohmann::json device = cuda_device_json(index);
+    if (!device.is_null()) devices.push_back(std::move(device));
   }
   return devices;
 }
