@@ -1,5 +1,7 @@
 // flashattn — the CPU flash backend: tiled online softmax with fp32 accumulation, OpenMP over
-// (batch, head, query tile). Extra memory is O(tile) per thread: nothing grows with Sq * Sk.
+// (batch, head, query tiles) in the forward and (batch, kv head, key tiles) in the backward. Nothing grows
+// with Sq * Sk: the forward's extra memory is O(tile) per thread, the backward's O(S) per thread (one
+// head's packed rows) plus bounded partial sums when B * Hk is small (backward_plan.hpp).
 #pragma once
 
 #include "core/params.hpp"

@@ -29,7 +29,9 @@ using VecI = std::int32_t __attribute__((vector_size(64)));
 inline constexpr int kVecLanes = 16;
 inline constexpr VecI kLaneIota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
-inline Vec splat(float x) { return Vec{} + x; }
+/// All lanes x. Written as x - 0, an identity for every x (x + 0 is not: -0 + 0 = +0), so it compiles
+/// to a single broadcast — from memory when x is loaded — with no scalar add before it.
+inline Vec splat(float x) { return x - Vec{}; }
 inline VecI splat_int(std::int32_t x) { return VecI{} + x; }
 
 /// Unaligned load / store (memcpy compiles to one vmovups).
