@@ -67,7 +67,7 @@ function(flashattn_add_cuda_sources target)
   set(generated ${PROJECT_BINARY_DIR}/generated/cuda)
   execute_process(
     COMMAND ${FLASHATTN_PYTHON3} ${PROJECT_SOURCE_DIR}/src/cuda/generate_instantiations.py --out ${generated}
-            --head-dims "${head_dims}" --dtypes "${dtypes}"
+            --head-dims "${head_dims}" --dtypes "${dtypes}" --archs "${FLASHATTN_CUDA_ARCHS}"
     RESULT_VARIABLE failed)
   if(failed)
     message(FATAL_ERROR "flashattn: src/cuda/generate_instantiations.py failed (FLASHATTN_HEAD_DIMS=${head_dims}, FLASHATTN_DTYPES=${dtypes})")

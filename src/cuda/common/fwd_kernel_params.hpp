@@ -19,6 +19,11 @@ struct FwdKernelParams {
   float softcap_pre = 0.0f;  ///< 0 = softcap off.
   /// ALiBi slopes are multiplied by log2(e) on the fly: the bias is applied in the log2 domain.
   bool has_alibi = false;
+  /// Softcap, ALiBi or a scale <= 0: every key tile takes the general (masked) step, which turns the
+  /// scores into t itself (softmax_scale_log2 = 1). Otherwise the softmax takes raw q·k and folds
+  /// score_to_log2 into its exp2 (one FFMA), which needs score_to_log2 > 0 so the max commutes with it.
+  bool score_mods = false;
+  float softmax_scale_log2 = 0.0f;
   int num_m_blocks = 0;  ///< Query tiles per (batch, head): ceil(max_seqlen_q / BLOCK_M).
 };
 
@@ -33,6 +38,8 @@ inline FwdKernelParams make_fwd_kernel_params(const ForwardParams& params, int b
     p.score_to_log2 = params.scale_log2;
   }
   p.has_alibi = params.alibi_slopes != nullptr;
+  p.score_mods = params.softcap > 0.0f || p.has_alibi || !(p.score_to_log2 > 0.0f);
+  p.softmax_scale_log2 = p.score_mods ? 1.0f : p.score_to_log2;
   p.num_m_blocks = (params.max_seqlen_q + block_m - 1) / block_m;
   return p;
 }

@@ -2,7 +2,8 @@
 // tiles of scores held in registers. Query row i keeps key j iff
 //   i + offset - window_left <= j <= i + offset + window_right  and  j < seqlen_k,  offset = Sk - Sq,
 // so the kept keys of a row are one interval [key_begin(i), key_end(i)) and both ends grow with i. Only
-// tiles that cross an interval end pay for masking (tile_needs_mask); the others are left untouched.
+// tiles that cross an interval end pay for masking (the main loop finds them from key_begin / key_end of
+// the block's last and first rows); the others are left untouched.
 #pragma once
 
 #include <cmath>
@@ -28,11 +29,6 @@ class KeyRange {
   __device__ int key_end(int row) const { return clamp(row + offset_ + right_ + 1); }
   /// The diagonal key of `row`, i + offset: ALiBi penalises |diagonal - j|.
   __device__ std::int64_t diagonal(int row) const { return row + offset_; }
-
-  /// Whether any (row, key) of rows [row0, row0 + rows) x keys [col0, col0 + cols) is masked.
-  __device__ bool tile_needs_mask(int row0, int rows, int col0, int cols) const {
-    return col0 < key_begin(row0 + rows - 1) || col0 + cols > key_end(row0);
-  }
 
  private:
   __device__ int clamp(std::int64_t key) const {

@@ -1,10 +1,12 @@
 // flashattn — the online-softmax state of a block of query rows, held in registers by the threads of an
 // mma.sync accumulator (a row's columns are spread over the 4 lanes of a quad).
 //
-// Scores arrive in the log2 domain (t = s * scale * log2(e), see FwdKernelParams), so every exponential is
-// one exp2 and the natural-log lse is (max + log2(sum)) * ln(2). Invariants per row after each update:
-//   row_max = max of all scores seen (-inf while every score was masked),
-//   row_sum = this thread's share of sum exp2(t - row_max),  acc_o = sum exp2(t - row_max) * v.
+// Scores x arrive in a domain whose log2-domain value is t = x * scale_log2 (scale_log2 > 0, fixed for the
+// whole run: the raw q·k with scale_log2 = scale * log2(e), or t itself with scale_log2 = 1 when the kernel
+// already transformed the scores), so each exponential is one FFMA + exp2 and the natural-log lse is
+// (max * scale_log2 + log2(sum)) * ln(2). Invariants per row after each update:
+//   row_max = max of all x seen (-inf while every score was masked),
+//   row_sum = this thread's share of sum exp2(t - t_max),  acc_o = sum exp2(t - t_max) * v.
 // A row that never sees an unmasked key ends with sum 0: finalize() gives it out = 0 and lse = -inf.
 #pragma once
 
@@ -31,7 +33,7 @@ __device__ __forceinline__ float quad_allreduce(float value, Op op) {
 template <int kRows>
 class OnlineSoftmax {
  public:
-  __device__ OnlineSoftmax() {
+  __device__ explicit OnlineSoftmax(float scale_log2) : scale_log2_(scale_log2) {
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
       row_max_[r] = -INFINITY;
@@ -39,12 +41,16 @@ class OnlineSoftmax {
     }
   }
 
-  /// Folds one tile of scores into the state: `scores` (kRows, COLS) in the log2 domain becomes the
-  /// unnormalised probabilities exp2(t - row_max); `acc_o` (kRows, HEAD_DIM) is rescaled to the new max.
+  /// Folds one tile of scores into the state: `scores` (kRows, COLS) becomes the unnormalised
+  /// probabilities exp2(t - t_max); `acc_o` (kRows, HEAD_DIM) is rescaled to the new max. Every lane of
+  /// the warp must call it together: the rescale of O is skipped when no row of the warp changed its
+  /// max (the correction is then exactly 1), which is most tiles of a long sequence.
   template <class Scores, class AccO>
   __device__ __forceinline__ void update(Scores& scores, AccO& acc_o) {
     using namespace cute;
     static_assert(decltype(size<0>(scores))::value == kRows && decltype(size<0>(acc_o))::value == kRows);
+    float correction[kRows];
+    bool max_changed = false;
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
       float tile_max = scores(r, 0);
@@ -53,18 +59,24 @@ class OnlineSoftmax {
       tile_max = quad_allreduce(tile_max, [](float a, float b) { return fmaxf(a, b); });
       const float new_max = fmaxf(row_max_[r], tile_max);
       // A row with every key masked so far keeps max -inf; subtract 0 instead so exp2 sees -inf, not NaN.
-      const float base = new_max == -INFINITY ? 0.0f : new_max;
-      const float correction = exp2_approx(row_max_[r] - base);
+      const float base = new_max == -INFINITY ? 0.0f : new_max * scale_log2_;
+      correction[r] = exp2_approx(row_max_[r] * scale_log2_ - base);
+      max_changed |= correction[r] != 1.0f;
       row_max_[r] = new_max;
       float tile_sum = 0.0f;
       CUTE_UNROLL
       for (int c = 0; c < size<1>(scores); ++c) {
-        scores(r, c) = exp2_approx(scores(r, c) - base);
+        scores(r, c) = exp2_approx(scores(r, c) * scale_log2_ - base);
         tile_sum += scores(r, c);
       }
-      row_sum_[r] = row_sum_[r] * correction + tile_sum;
+      row_sum_[r] = row_sum_[r] * correction[r] + tile_sum;
+    }
+    if (__any_sync(0xffffffffu, max_changed)) {
       CUTE_UNROLL
-      for (int c = 0; c < size<1>(acc_o); ++c) acc_o(r, c) *= correction;
+      for (int r = 0; r < kRows; ++r) {
+        CUTE_UNROLL
+        for (int c = 0; c < size<1>(acc_o); ++c) acc_o(r, c) *= correction[r];
+      }
     }
   }
 
@@ -78,13 +90,14 @@ class OnlineSoftmax {
       const float sum = quad_allreduce(row_sum_[r], [](float a, float b) { return a + b; });
       // sum >= 1 whenever a key was kept (the max's own term is exp2(0)); 0 exactly when none was.
       const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
-      lse[r] = sum > 0.0f ? (row_max_[r] + log2f(sum)) * kLn2 : -INFINITY;
+      lse[r] = sum > 0.0f ? (row_max_[r] * scale_log2_ + log2f(sum)) * kLn2 : -INFINITY;
       CUTE_UNROLL
       for (int c = 0; c < size<1>(acc_o); ++c) acc_o(r, c) *= inverse;
     }
   }
 
  private:
+  float scale_log2_;
   float row_max_[kRows];
   float row_sum_[kRows];
 };

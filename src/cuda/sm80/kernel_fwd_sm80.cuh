@@ -51,20 +51,21 @@ __global__ void __launch_bounds__(FwdLayouts<Element, kHeadDim>::kThreads, 1)
   Tensor gQ = make_tensor(make_gmem_ptr(static_cast<const Element*>(p.q) + info.q_offset(p, work.row0)),
                           Shape<Int<kBlockM>, Int<kHeadDim>>{},
                           make_stride(p.q_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM)
-  Tensor mK = make_tensor(make_gmem_ptr(static_cast<const Element*>(p.k) + info.k_offset(p)),
-                          make_shape(info.seqlen_k, Int<kHeadDim>{}), make_stride(p.k_strides.row, _1{}));
-  Tensor mV = make_tensor(make_gmem_ptr(static_cast<const Element*>(p.v) + info.v_offset(p)),
-                          make_shape(info.seqlen_k, Int<kHeadDim>{}), make_stride(p.v_strides.row, _1{}));
-  Tensor gK =
-      local_tile(mK, Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, 0));  // (BLOCK_N, HEAD_DIM, tiles)
-  Tensor gV =
-      local_tile(mV, Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, 0));  // (BLOCK_N, HEAD_DIM, tiles)
+  // K and V tiles of the last key tile the block reads (n_end - 1); the main loop steps back from there.
+  const int n_last = max(work.n_end - 1, 0);
+  Tensor gK = make_tensor(
+      make_gmem_ptr(static_cast<const Element*>(p.k) + info.k_offset(p) + n_last * kBlockN * p.k_strides.row),
+      Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_stride(p.k_strides.row, _1{}));  // (BLOCK_N, HEAD_DIM)
+  Tensor gV = make_tensor(
+      make_gmem_ptr(static_cast<const Element*>(p.v) + info.v_offset(p) + n_last * kBlockN * p.v_strides.row),
+      Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_stride(p.v_strides.row, _1{}));  // (BLOCK_N, HEAD_DIM)
 
   typename Layouts::TiledMma mma;
   Tensor acc_o = partition_fragment_C(mma, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // (MMA, MMA_M, MMA_N) fp32
   clear(acc_o);
-  typename Mainloop::Softmax softmax;
-  Mainloop::run(params, smem, gQ, gK, gV, work, range, acc_o, softmax);
+  typename Mainloop::Softmax softmax(params.softmax_scale_log2);
+  Mainloop::run(params, smem, gQ, gK, gV, kBlockN * p.k_strides.row, kBlockN * p.v_strides.row, work, range,
+                acc_o, softmax);
 
   float lse[Mainloop::kRowsPerThread];
   Tensor acc_o_rc = acc_rowcol(acc_o);

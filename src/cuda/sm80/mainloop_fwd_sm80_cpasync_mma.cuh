@@ -8,9 +8,17 @@
 //   wait V[n]  | issue K[n-1] | softmax, O += P·V[n]  (the K load is in flight)
 // Each wait is followed by a CTA barrier: it publishes the landed tile to every warp and proves every warp
 // is done reading the buffer the next load overwrites.
+//
+// Two kinds of step (FlashAttention-2's split): the masked step serves the few tiles that cross a row's key
+// interval (the sequence end, the causal diagonal, a window's edges) and every tile of a run with score
+// mods (softcap, ALiBi); the bulk step has no predicate, mask or score transform at all. Only the tile
+// holding the sequence end can be partial, and it is the first one visited, so only the masked step
+// predicates its loads.
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <type_traits>
 
 #include <cute/tensor.hpp>
 
@@ -40,8 +48,8 @@ __device__ __forceinline__ void copy_rows_async(const TiledCopy& tiled_copy, con
   }
 }
 
-/// acc += A·B over the k mode, both operands read from shared memory by ldmatrix one k-slice ahead of
-/// the mma that consumes them.
+/// acc += A·B over the k mode, both operands read from shared memory by ldmatrix slice by slice (no
+/// explicit one-slice-ahead prefetch: ptxas hoists the loads as far as the registers allow).
 template <class TiledMma, class Acc, class RegA, class RegB, class SmemA, class SmemB, class CopyA,
           class CopyB>
 __device__ __forceinline__ void gemm_smem_smem(const TiledMma& mma, Acc& acc, RegA& tCrA, RegB& tCrB,
@@ -50,28 +58,25 @@ __device__ __forceinline__ void gemm_smem_smem(const TiledMma& mma, Acc& acc, Re
   using namespace cute;
   auto tCrA_view = copy_a.get_slice(threadIdx.x).retile_D(tCrA);
   auto tCrB_view = copy_b.get_slice(threadIdx.x).retile_D(tCrB);
-  copy(copy_a, tCsA(_, _, 0), tCrA_view(_, _, 0));
-  copy(copy_b, tCsB(_, _, 0), tCrB_view(_, _, 0));
   CUTE_UNROLL
   for (int k = 0; k < size<2>(tCrA); ++k) {
-    if (k + 1 < size<2>(tCrA)) {
-      copy(copy_a, tCsA(_, _, k + 1), tCrA_view(_, _, k + 1));
-      copy(copy_b, tCsB(_, _, k + 1), tCrB_view(_, _, k + 1));
-    }
+    copy(copy_a, tCsA(_, _, k), tCrA_view(_, _, k));
+    copy(copy_b, tCsB(_, _, k), tCrB_view(_, _, k));
     gemm(mma, tCrA(_, _, k), tCrB(_, _, k), acc);
   }
 }
 
-/// acc += A·B with A already in registers (P) and B read from shared memory one k-slice ahead.
+/// acc += A·B with A already in registers (P) and B read from shared memory slice by slice. No explicit
+/// prefetch: two whole k-slices of B (HEAD_DIM / 4 registers each) do not fit beside O and P; ptxas
+/// hoists each ldmatrix as far as the registers allow.
 template <class TiledMma, class Acc, class RegA, class RegB, class SmemB, class CopyB>
 __device__ __forceinline__ void gemm_reg_smem(const TiledMma& mma, Acc& acc, const RegA& tCrA, RegB& tCrB,
                                               const SmemB& tCsB, const CopyB& copy_b) {
   using namespace cute;
   auto tCrB_view = copy_b.get_slice(threadIdx.x).retile_D(tCrB);
-  copy(copy_b, tCsB(_, _, 0), tCrB_view(_, _, 0));
   CUTE_UNROLL
   for (int k = 0; k < size<2>(tCrA); ++k) {
-    if (k + 1 < size<2>(tCrA)) copy(copy_b, tCsB(_, _, k + 1), tCrB_view(_, _, k + 1));
+    copy(copy_b, tCsB(_, _, k), tCrB_view(_, _, k));
     gemm(mma, tCrA(_, _, k), tCrB(_, _, k), acc);
   }
 }
@@ -96,12 +101,14 @@ struct FwdMainloopSm80 {
   };
 
   /// Accumulates O (BLOCK_M, HEAD_DIM) and the softmax state of the block over its key tiles.
-  /// gQ: (BLOCK_M, HEAD_DIM); gK, gV: (BLOCK_N, HEAD_DIM, key tiles).
+  /// gQ: (BLOCK_M, HEAD_DIM); gK, gV: (BLOCK_N, HEAD_DIM) tiles of the last key tile n_end - 1, whose
+  /// pointers step back one tile (-BLOCK_N rows) per main-loop step.
   template <class GQ, class GK, class GV, class AccO>
   __device__ __forceinline__ static void run(const FwdKernelParams& params,
-                                             typename Layouts::SharedStorage& smem, const GQ& gQ,
-                                             const GK& gK, const GV& gV, const Work& work,
-                                             const KeyRange& range, AccO& acc_o, Softmax& softmax) {
+                                             typename Layouts::SharedStorage& smem, const GQ& gQ, GK gK,
+                                             GV gV, std::int64_t k_tile_stride, std::int64_t v_tile_stride,
+                                             const Work& work, const KeyRange& range, AccO& acc_o,
+                                             Softmax& softmax) {
     using namespace cute;
     const int tid = threadIdx.x;
     Tensor sQ =
@@ -118,7 +125,7 @@ struct FwdMainloopSm80 {
     auto gmem_thr = gmem_copy.get_thread_slice(tid);
     Tensor tQgQ = gmem_thr.partition_S(gQ);  // (CPY, CPY_M, CPY_K)
     Tensor tQsQ = gmem_thr.partition_D(sQ);
-    Tensor tKgK = gmem_thr.partition_S(gK);  // (CPY, CPY_N, CPY_K, key tiles)
+    Tensor tKgK = gmem_thr.partition_S(gK);  // (CPY, CPY_N, CPY_K)
     Tensor tKsK = gmem_thr.partition_D(sK);
     Tensor tVgV = gmem_thr.partition_S(gV);
     Tensor tVsV = gmem_thr.partition_D(sV);
@@ -147,35 +154,49 @@ struct FwdMainloopSm80 {
 
     copy_rows_async(gmem_copy, tQgQ, tQsQ, tQcQ, work.q_rows);
     if (work.n_end > work.n_begin) {
-      const int n = work.n_end - 1;
-      copy_rows_async(gmem_copy, tKgK(_, _, _, n), tKsK, tKVcKV, work.seqlen_k - n * kBlockN);
+      copy_rows_async(gmem_copy, tKgK, tKsK, tKVcKV, work.seqlen_k - (work.n_end - 1) * kBlockN);
     }
     cp_async_fence();
 
-    for (int n = work.n_end - 1; n >= work.n_begin; --n) {
+    // One step on key tile n; tKgK and tVgV point at tile n on entry and at tile n - 1 on exit. kMods
+    // (softcap, ALiBi, scale <= 0, all decided at run time) implies kMasked; the plain masked step is a
+    // separate copy so that the causal diagonal tiles carry none of the score-mod code.
+    auto step = [&](int n, auto masked, auto mods) __attribute__((always_inline)) {
+      constexpr bool kMasked = decltype(masked)::value;
+      constexpr bool kMods = decltype(mods)::value;
+      static_assert(kMasked || !kMods);
       Tensor acc_s = partition_fragment_C(mma, Shape<Int<kBlockM>, Int<kBlockN>>{});  // (MMA, MMA_M, MMA_N)
       clear(acc_s);
       cp_async_wait<0>();
       __syncthreads();
-      copy_rows_async(gmem_copy, tVgV(_, _, _, n), tVsV, tKVcKV, work.seqlen_k - n * kBlockN);
+      if constexpr (kMasked) {
+        copy_rows_async(gmem_copy, tVgV, tVsV, tKVcKV, work.seqlen_k - n * kBlockN);
+      } else {
+        copy(gmem_copy, tVgV, tVsV);
+      }
       cp_async_fence();
+      tVgV.data() = tVgV.data() + (-v_tile_stride);
 
       gemm_smem_smem(mma, acc_s, tSrQ, tSrK, tSsQ, tSsK, smem_copy_q, smem_copy_k);
 
       cp_async_wait<0>();
       __syncthreads();
+      tKgK.data() = tKgK.data() + (-k_tile_stride);
       if (n > work.n_begin) {
-        copy_rows_async(gmem_copy, tKgK(_, _, _, n - 1), tKsK, tKVcKV, work.seqlen_k - (n - 1) * kBlockN);
+        copy(gmem_copy, tKgK, tKsK);  // tile n - 1 < the last tile: every row is valid
         cp_async_fence();
       }
 
       Tensor scores = acc_rowcol(acc_s);  // (ROWS, BLOCK_N cols)
-      scores_to_log2(params, scores);
-      const int col0 = n * kBlockN;
-      if (params.has_alibi) {
-        mask_scores<true>(scores, tScS_rc, work.row0, col0, range, work.slope_log2);
-      } else if (range.tile_needs_mask(work.row0, kBlockM, col0, kBlockN)) {
-        mask_scores<false>(scores, tScS_rc, work.row0, col0, range, 0.0f);
+      if constexpr (kMods) {
+        scores_to_log2(params, scores);
+        if (params.has_alibi) {
+          mask_scores<true>(scores, tScS_rc, work.row0, n * kBlockN, range, work.slope_log2);
+        } else {
+          mask_scores<false>(scores, tScS_rc, work.row0, n * kBlockN, range, 0.0f);
+        }
+      } else if constexpr (kMasked) {
+        mask_scores<false>(scores, tScS_rc, work.row0, n * kBlockN, range, 0.0f);
       }
       softmax.update(scores, acc_o_rc);
 
@@ -183,6 +204,19 @@ struct FwdMainloopSm80 {
       Tensor tOrP =
           make_tensor(rP.data(), acc_as_a_layout(rP.layout()));  // (MMA, MMA_M, MMA_K = BLOCK_N / 16)
       gemm_reg_smem(mma, acc_o, tOrP, tOrVt, tOsVt, smem_copy_v);
+    };
+
+    // Tiles n >= n_right cross the first row's key_end; tiles n < n_left cross the last row's key_begin;
+    // the tiles between are kept whole by every row of the block.
+    int n = work.n_end - 1;
+    if (params.score_mods) {
+      for (; n >= work.n_begin; --n) step(n, std::true_type{}, std::true_type{});
+    } else {
+      const int n_right = range.key_end(work.row0) / kBlockN;
+      const int n_left = (range.key_begin(work.row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
+      for (; n >= max(n_right, work.n_begin); --n) step(n, std::true_type{}, std::false_type{});
+      for (; n >= max(n_left, work.n_begin); --n) step(n, std::false_type{}, std::false_type{});
+      for (; n >= work.n_begin; --n) step(n, std::true_type{}, std::false_type{});
     }
     cp_async_wait<0>();  // with no key tile the Q load is still in flight; the epilogue reuses its buffer
   }

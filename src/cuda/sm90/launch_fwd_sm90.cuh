@@ -1,0 +1,51 @@
+// flashattn — host side of the Hopper forward kernel: TMA descriptors and device parameters, grid,
+// shared-memory opt-in, launch on the caller's stream and device, and the RunInfo record. Included by the
+// generated instantiation TUs only.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "core/params.hpp"
+#include "cuda/common/launch_util.hpp"
+#include "cuda/sm90/kernel_fwd_sm90_ws.cuh"
+#include "cuda/sm90/params_fwd_sm90.cuh"
+#include "cuda/sm90/tile_scheduler_sm90.hpp"
+#include "flashattn/attention.hpp"
+
+namespace flashattn::cuda::sm90 {
+
+/// Launches the forward of `params` (validated; q, k, v, out, lse on sm90 CUDA device args.device.index).
+template <class Element, int kHeadDim>
+Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
+  info.block_m = Layouts::kBlockM;
+  info.block_n = Layouts::kBlockN;
+  info.num_splits = 1;
+  info.num_threads = 0;
+  const std::int64_t ctas = SingleTileScheduler::grid_size(make_fwd_kernel_params(params, Layouts::kBlockM));
+  if (ctas == 0) return {};
+  if (ctas > std::numeric_limits<std::int32_t>::max()) {
+    return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " +
+                                         std::to_string(Layouts::kBlockM) + ") must stay below 2^31 CTAs"};
+  }
+  DeviceGuard guard(args.device.index);
+  if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
+  const FwdParamsSm90<Element, kHeadDim> kernel_params =
+      make_fwd_params_sm90<Element, kHeadDim>(params, args);
+  auto* kernel = &fwd_sm90_kernel<Element, kHeadDim>;
+  constexpr int kSmem = Layouts::kSmemBytes;
+  // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in (once per device and kernel).
+  cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  if (error != cudaSuccess) return cuda_error("cudaFuncSetAttribute(shared memory)", error);
+  kernel<<<static_cast<unsigned>(ctas), Layouts::kThreads, kSmem, static_cast<cudaStream_t>(args.stream)>>>(
+      kernel_params);
+  error = cudaGetLastError();
+  if (error != cudaSuccess) return cuda_error("fwd_sm90 launch", error);
+  return {};
+}
+
+}  // namespace flashattn::cuda::sm90

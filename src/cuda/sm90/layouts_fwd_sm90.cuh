@@ -1,0 +1,107 @@
+// flashattn — compile-time layouts of the Hopper forward kernel: wgmma tiled MMAs, 128-byte swizzled
+// shared-memory layouts that TMA writes and wgmma reads directly, the TMA copy types, and the shared
+// storage of one CTA.
+#pragma once
+
+#include <cstdint>
+
+#include <cutlass/arch/barrier.h>
+#include <cute/tensor.hpp>
+#include <cutlass/pipeline/sm90_pipeline.hpp>
+
+#include "cuda/sm90/tile_fwd_sm90.hpp"
+
+namespace flashattn::cuda::sm90 {
+
+template <class Element, int kHeadDim>
+struct FwdLayoutsSm90 {
+  static constexpr FwdTileSm90 kTile = fwd_tile_sm90(kHeadDim);
+  static constexpr int kBlockM = kTile.block_m;
+  static constexpr int kBlockN = kTile.block_n;
+  static constexpr int kStages = kTile.stages;
+  static constexpr int kConsumerWarpGroups = kTile.consumer_warpgroups;
+  static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
+  static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
+  static_assert(kBlockM == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 query rows");
+  static_assert(kHeadDim % 64 == 0, "rows of 64 elements (128 B) fill the 128-byte swizzle atom");
+  static_assert(kBlockN % 16 == 0 && kBlockN <= 256, "wgmma N of Q·Kᵀ: a multiple of 16, at most 256");
+  static_assert(kHeadDim <= 256, "wgmma N of P·V is the head dim: at most 256");
+
+  // ---- Tensor cores: consumer warpgroup w computes rows [64 w, 64 w + 64) of both products.
+  using AtomLayout = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
+  // S = Q·Kᵀ: both operands in shared memory, both K-major (head dim contiguous).
+  using TiledMmaQK = decltype(cute::make_tiled_mma(
+      cute::GMMA::ss_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kBlockN>, cute::Int<kHeadDim>>>(),
+      AtomLayout{}));
+  // O += P·V: P from registers (the softmax's output), V from shared memory, MN-major (V's head dim, the
+  // N of this product, is contiguous).
+  using TiledMmaPV = decltype(cute::make_tiled_mma(
+      cute::GMMA::rs_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockN>>,
+                                 cute::GMMA::Major::K, cute::GMMA::Major::MN>(),
+      AtomLayout{}));
+
+  // ---- Shared memory: 8 x 64-element swizzle atoms (128-byte rows), the canonical wgmma layouts.
+  using SmemLayoutQ = decltype(cute::tile_to_shape(
+      cute::GMMA::Layout_K_SW128_Atom<Element>{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
+  using SmemLayoutK =
+      decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<Element>{},
+                                   cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>,
+                                               cute::Int<kStages>>{}));  // (BLOCK_N, HEAD_DIM, PIPE)
+  // V is stored transposed, as the (HEAD_DIM, BLOCK_N) B operand of P·V with the head dim contiguous;
+  // its TMA reads global V through a (head dim, key) view, so no transpose ever runs.
+  using SmemLayoutVt =
+      decltype(cute::tile_to_shape(cute::GMMA::Layout_MN_SW128_Atom<Element>{},
+                                   cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>,
+                                               cute::Int<kStages>>{}));  // (HEAD_DIM, BLOCK_N, PIPE)
+  using SmemLayoutO = SmemLayoutQ;  // O is staged through Q's buffer in the epilogue
+
+  // ---- TMA: global tensors as (rows, head dim, heads, batch); V as (head dim, rows, heads, batch). Varlen
+  // inputs are one batch of total rows, each sequence a row offset. Rows past the extent read as zero.
+  using GmemShape = cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t>;
+  using GmemStride = cute::Stride<std::int64_t, cute::_1, std::int64_t, std::int64_t>;
+  using GmemStrideVt = cute::Stride<cute::_1, std::int64_t, std::int64_t, std::int64_t>;
+  using TmaQ = decltype(cute::make_tma_copy(
+      cute::SM90_TMA_LOAD{},
+      cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{}, GmemStride{}),
+      SmemLayoutQ{}));
+  using TmaK = decltype(cute::make_tma_copy(
+      cute::SM90_TMA_LOAD{},
+      cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{}, GmemStride{}),
+      cute::take<0, 2>(SmemLayoutK{})));
+  using TmaV = decltype(cute::make_tma_copy(
+      cute::SM90_TMA_LOAD{},
+      cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{},
+                        GmemStrideVt{}),
+      cute::take<0, 2>(SmemLayoutVt{})));
+  // A TMA box always delivers its full byte count (out-of-bounds rows arrive as zeros).
+  static constexpr std::uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
+  static constexpr std::uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
+
+  // ---- Global stores of O: 16 bytes per thread, a warpgroup writes its 64 rows in whole 128-byte lines.
+  static constexpr int kStoreThreadsPerRow = kHeadDim / 8;
+  using GmemTiledCopyO = decltype(cute::make_tiled_copy(
+      cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, Element>{},
+      cute::Layout<cute::Shape<cute::Int<128 / kStoreThreadsPerRow>, cute::Int<kStoreThreadsPerRow>>,
+                   cute::Stride<cute::Int<kStoreThreadsPerRow>, cute::_1>>{},
+      cute::Layout<cute::Shape<cute::_1, cute::_8>>{}));
+
+  using Pipeline = cutlass::PipelineTmaAsync<kStages>;
+
+  struct SharedStorage {
+    // 1024-byte alignment: a 128-byte swizzle pattern repeats every 8 rows of 128 bytes, and TMA and
+    // wgmma compute it from address bits.
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q;  // Q, then O
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> k;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutVt>> v;
+    typename Pipeline::SharedStorage pipeline_k;
+    typename Pipeline::SharedStorage pipeline_v;
+    cutlass::arch::ClusterTransactionBarrier barrier_q;
+  };
+  static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");
+};
+
+}  // namespace flashattn::cuda::sm90

@@ -1,0 +1,79 @@
+// flashattn — the Hopper forward's device parameters: the portable kernel constants plus the TMA tensor
+// maps of Q, K and V, encoded once on the host and passed by value as a __grid_constant__ struct.
+#pragma once
+
+#include <cstdint>
+
+#include <cute/tensor.hpp>
+
+#include "core/params.hpp"
+#include "cuda/common/fwd_kernel_params.hpp"
+#include "cuda/sm90/layouts_fwd_sm90.cuh"
+#include "flashattn/attention.hpp"
+
+namespace flashattn::cuda::sm90 {
+
+template <class Element, int kHeadDim>
+struct FwdParamsSm90 {
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
+  FwdKernelParams base;
+  typename Layouts::TmaQ tma_q;
+  typename Layouts::TmaK tma_k;
+  typename Layouts::TmaV tma_v;
+  typename Layouts::GmemShape shape_q;   ///< (rows, head dim, heads, batch) of q.
+  typename Layouts::GmemShape shape_k;   ///< (rows, head dim, heads_kv, batch) of k.
+  typename Layouts::GmemShape shape_vt;  ///< (head dim, rows, heads_kv, batch) of v.
+};
+
+namespace detail {
+
+/// (rows, head dim, heads, batch) of one operand: dense tensors span their batch; a varlen tensor is one
+/// batch of all its rows (`total_rows`), each sequence reached by a row offset.
+inline cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t> gmem_shape(
+    const ForwardParams& params, std::int64_t rows, int head_dim, int heads) {
+  return cute::make_shape(static_cast<std::int32_t>(rows), static_cast<std::int32_t>(head_dim),
+                          static_cast<std::int32_t>(heads),
+                          static_cast<std::int32_t>(params.is_varlen() ? 1 : params.batch));
+}
+
+}  // namespace detail
+
+/// Host: the device parameters of `params` (validated; at least one query tile). `args` gives the row
+/// extents of varlen tensors (total_q, total_k).
+template <class Element, int kHeadDim>
+FwdParamsSm90<Element, kHeadDim> make_fwd_params_sm90(const ForwardParams& params,
+                                                      const AttentionArgs& args) {
+  using namespace cute;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
+  const bool varlen = params.is_varlen();
+  const std::int64_t rows_q = varlen ? args.q.shape[0] : params.max_seqlen_q;
+  const std::int64_t rows_k = varlen ? args.k.shape[0] : params.max_seqlen_k;
+  auto shape_q = detail::gmem_shape(params, rows_q, params.head_dim, params.heads);
+  auto shape_k = detail::gmem_shape(params, rows_k, params.head_dim, params.heads_kv);
+  auto batch_stride = [varlen](const OperandStrides& s) { return varlen ? std::int64_t{0} : s.batch; };
+  auto q_tensor = make_tensor(
+      make_gmem_ptr(static_cast<const Element*>(params.q)), shape_q,
+      make_stride(params.q_strides.row, _1{}, params.q_strides.head, batch_stride(params.q_strides)));
+  // A tensor map cannot describe zero rows: with no key anywhere no key tile is ever loaded, and the maps
+  // of K and V describe Q's memory instead, never read.
+  const bool no_keys = rows_k == 0;
+  const void* k_data = no_keys ? params.q : params.k;
+  const void* v_data = no_keys ? params.q : params.v;
+  const OperandStrides& k_strides = no_keys ? params.q_strides : params.k_strides;
+  const OperandStrides& v_strides = no_keys ? params.q_strides : params.v_strides;
+  if (no_keys) shape_k = shape_q;
+  auto k_tensor = make_tensor(make_gmem_ptr(static_cast<const Element*>(k_data)), shape_k,
+                              make_stride(k_strides.row, _1{}, k_strides.head, batch_stride(k_strides)));
+  auto shape_vt = make_shape(get<1>(shape_k), get<0>(shape_k), get<2>(shape_k), get<3>(shape_k));
+  auto vt_tensor = make_tensor(make_gmem_ptr(static_cast<const Element*>(v_data)), shape_vt,
+                               make_stride(_1{}, v_strides.row, v_strides.head, batch_stride(v_strides)));
+  return {make_fwd_kernel_params(params, Layouts::kBlockM),
+          make_tma_copy(SM90_TMA_LOAD{}, q_tensor, typename Layouts::SmemLayoutQ{}),
+          make_tma_copy(SM90_TMA_LOAD{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{})),
+          make_tma_copy(SM90_TMA_LOAD{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{})),
+          shape_q,
+          shape_k,
+          shape_vt};
+}
+
+}  // namespace flashattn::cuda::sm90

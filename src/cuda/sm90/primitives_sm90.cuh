@@ -1,0 +1,81 @@
+// flashattn — the few Hopper primitives the sm90 kernels need and CuTe/CUTLASS do not spell out:
+// register views of wgmma accumulators, one warpgroup GEMM call (fence, arrive, k-loop, commit, wait), and
+// the named barriers the kernel's warpgroups use.
+//
+// A wgmma m64nNk16 accumulator tile partitioned by a TiledMMA has layout ((2, 2, N / 8), MMA_M, MMA_N): in
+// each 8-column group a thread holds 2 adjacent columns (mode 0, 0) of 2 rows 8 apart (mode 0, 1), the
+// same quad structure as mma.sync m16n8 (a row's columns live in the 4 lanes of a quad).
+#pragma once
+
+#include <cstdint>
+
+#include <cutlass/arch/barrier.h>
+#include <cute/tensor.hpp>
+
+namespace flashattn::cuda::sm90 {
+
+/// ((2, 2, N / 8), MMA_M, MMA_N) -> ((2, MMA_M), (2, N / 8, MMA_N)): a (rows, cols) view of a wgmma
+/// accumulator layout.
+template <class Layout>
+__device__ __forceinline__ constexpr auto gmma_acc_rowcol_layout(Layout layout) {
+  using namespace cute;
+  static_assert(rank(Layout{}) == 3 && rank<0>(Layout{}) == 3, "expects a wgmma accumulator layout");
+  static_assert(size<0, 0>(Layout{}) == 2 && size<0, 1>(Layout{}) == 2);
+  return make_layout(make_layout(get<0, 1>(layout), get<1>(layout)),
+                     make_layout(get<0, 0>(layout), get<0, 2>(layout), get<2>(layout)));
+}
+
+/// (rows, cols) view of a wgmma accumulator tensor (shares its registers).
+template <class Tensor>
+__device__ __forceinline__ auto gmma_acc_rowcol(Tensor&& acc) {
+  return cute::make_tensor(acc.data(), gmma_acc_rowcol_layout(acc.layout()));
+}
+
+/// ((2, 2, N / 8), MMA_M, MMA_N) -> ((2, 2, 2), MMA_M, (N / 16, MMA_N)): a 16-bit accumulator read as the
+/// register A operand of the next wgmma (its k = the accumulator's n; a k16 slice is two 8-column groups).
+template <class Layout>
+__device__ __forceinline__ constexpr auto gmma_acc_as_a_layout(Layout layout) {
+  using namespace cute;
+  static_assert(size<0, 2>(Layout{}) % 2 == 0, "the accumulator's N must be a multiple of 16");
+  auto split = logical_divide(get<0>(layout), Shape<Underscore, Underscore, _2>{});  // (2, 2, (2, N / 16))
+  return make_layout(make_layout(get<0>(split), get<1>(split), get<2, 0>(split)), get<1>(layout),
+                     make_layout(get<2, 1>(split), get<2>(layout)));
+}
+
+/// tCrC (+)= tCrA · tCrB over the k mode with wgmma, issued by the calling warpgroup as one commit group.
+/// kZeroInit: the first k-slice overwrites the accumulator. kWait: wgmma groups left in flight on return
+/// (-1 = do not wait; the caller waits with gmma_wait before touching tCrC or a register A operand).
+template <bool kZeroInit, int kWait, class TiledMma, class TA, class TB, class TC>
+__device__ __forceinline__ void gmma(TiledMma& mma, const TA& tCrA, const TB& tCrB, TC& tCrC) {
+  using namespace cute;
+  constexpr bool kRegisterA = !is_base_of<GMMA::DescriptorIterator, typename TiledMma::FrgTypeA>::value;
+  // The fences pin the accumulator (and a register A) so the compiler moves no access across the
+  // asynchronous instructions that read and write them.
+  if constexpr (kRegisterA) warpgroup_fence_operand(const_cast<TA&>(tCrA));
+  warpgroup_fence_operand(tCrC);
+  warpgroup_arrive();
+  if constexpr (kZeroInit) mma.accumulate_ = GMMA::ScaleOut::Zero;
+  CUTE_UNROLL
+  for (int k = 0; k < size<2>(tCrA); ++k) {
+    gemm(mma, tCrA(_, _, k), tCrB(_, _, k), tCrC);
+    mma.accumulate_ = GMMA::ScaleOut::One;
+  }
+  warpgroup_commit_batch();
+  if constexpr (kWait >= 0) {
+    warpgroup_wait<kWait>();
+    warpgroup_fence_operand(tCrC);
+    if constexpr (kRegisterA) warpgroup_fence_operand(const_cast<TA&>(tCrA));
+  }
+}
+
+/// Named barriers of the forward kernel (ids above CUTLASS's reserved ones; 16 exist in hardware).
+/// Each is used by a fixed set of threads: kConsumers by every consumer warpgroup, kWarpGroup + w by
+/// consumer warpgroup w alone. Ping-pong scheduling between consumer warpgroups adds its pair here.
+enum class FwdBarrier : std::uint32_t { kConsumers = 0, kWarpGroup = 1 };
+
+/// Blocks until `threads` threads reached barrier `id` (+ offset for per-warpgroup barriers).
+__device__ __forceinline__ void named_barrier_sync(int threads, FwdBarrier id, int offset = 0) {
+  cutlass::arch::NamedBarrier::sync(threads, static_cast<std::uint32_t>(id) + offset);
+}
+
+}  // namespace flashattn::cuda::sm90

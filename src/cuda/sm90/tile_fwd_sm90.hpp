@@ -1,0 +1,42 @@
+// flashattn — compile-time tile configuration of the Hopper (sm90) forward kernel, one per head dim.
+//
+// Limits behind every choice: 227 KB of shared memory per CTA; 64K registers per SM shared by
+// 128 * (consumer_warpgroups + 1) threads, rebalanced with setmaxnreg (producer 24, consumers 240 with two
+// consumer warpgroups: 24 * 128 + 240 * 256 = 64512 <= 65536); a wgmma instruction covers 64 rows of one
+// warpgroup and N <= 256 columns, so each consumer warpgroup owns 64 query rows of the CTA.
+#pragma once
+
+namespace flashattn::cuda::sm90 {
+
+/// How one CTA tiles the problem: Q (BLOCK_M, HEAD_DIM) stays in shared memory, K and V stream through a
+/// ring of `stages` (BLOCK_N, HEAD_DIM) tiles each.
+struct FwdTileSm90 {
+  int block_m;              ///< Query rows per CTA: 64 per consumer warpgroup.
+  int block_n;              ///< Key rows per main-loop step (the N of S = Q·Kᵀ, the K of O += P·V).
+  int stages;               ///< Depth of the K and V shared-memory rings.
+  int consumer_warpgroups;  ///< Warpgroups running the math; one more warpgroup issues the TMA loads.
+};
+
+/// The tile of head dim `head_dim` (0 fields for a head dim with no sm90 kernel).
+constexpr FwdTileSm90 fwd_tile_sm90(int head_dim) {
+  switch (head_dim) {
+    // 128x128, 2 stages: 80 KB of shared memory; S (64 fp32) and O (32 fp32) per thread leave room to grow
+    // block_m to 192 (three consumer warpgroups) once that is measured.
+    case 64:
+      return {128, 128, 2, 2};
+    // 128x128, 2 stages: Q 32 KB + 2 x (K 32 KB + V 32 KB) = 160 KB; S and O take 64 fp32 each per thread.
+    case 128:
+      return {128, 128, 2, 2};
+    // 128x64, 2 stages: Q 64 KB + 2 x (K 32 KB + V 32 KB) = 192 KB; O takes 128 fp32 per thread, so S stays
+    // at 32 (a 128-key tile would not fit the shared memory of two stages either).
+    case 256:
+      return {128, 64, 2, 2};
+    default:
+      return {0, 0, 0, 0};
+  }
+}
+
+/// Whether an sm90 forward kernel exists for this head dim (D = Dv).
+constexpr bool has_fwd_tile_sm90(int head_dim) { return fwd_tile_sm90(head_dim).block_m > 0; }
+
+}  // namespace flashattn::cuda::sm90
