@@ -28,8 +28,11 @@ def main():
     metric, unit = ("gbps", "GB/s") if decode else ("tflops", "TFLOP/s")
     panels = sorted({(r["D"], r["causal"]) for r in rows})
     impls = [i for i in ORDER if any(r["impl"] == i for r in rows)]
-    figure, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
-    for axis, (dim, causal) in zip(axes[0], panels):
+    columns = min(2, len(panels))
+    rows_of_panels = (len(panels) + columns - 1) // columns
+    figure, axes = plt.subplots(rows_of_panels, columns, figsize=(5.5 * columns, 3.4 * rows_of_panels),
+                                squeeze=False)
+    for axis, (dim, causal) in zip(axes.flat, panels):
         lengths = sorted({r["Sk"] if decode else r["Sq"] for r in rows if r["D"] == dim and r["causal"] == causal})
         width = 0.8 / max(1, len(impls))
         for index, impl in enumerate(impls):
@@ -46,9 +49,13 @@ def main():
         axis.set_ylabel(unit)
         axis.grid(axis="y", alpha=0.3)
     axes[0][0].legend(fontsize=8)
+    for axis in list(axes.flat)[len(panels):]:
+        axis.set_visible(False)
     env = result["env"]
     op = rows[0]["op"] if rows else "?"
-    figure.suptitle(f"{op} {rows[0]['dtype'] if rows else ''} on {env.get('gpu')} — torch {env.get('torch')}, "
+    argv = env.get("argv", [])
+    path = argv[argv.index("--path") + 1] if "--path" in argv[:-1] else "auto"
+    figure.suptitle(f"{op} {rows[0]['dtype'] if rows else ''}, flashattn path {path}, on {env.get('gpu')} — torch {env.get('torch')}, "
                     f"cuDNN {env.get('cudnn')}, commit {str(env.get('commit'))[:10]}", fontsize=9)
     figure.tight_layout()
     out = args.out or args.json.with_suffix(".png")
