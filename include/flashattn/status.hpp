@@ -22,11 +22,15 @@ class Status {
  public:
   /// A success.
   Status() = default;
+  /// A result with `code` and a message (for errors: the argument's name, then the rule it breaks).
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
+  /// A success, spelled out.
   static Status success() { return {}; }
 
+  /// True on success.
   bool ok() const { return code_ == StatusCode::ok; }
+  /// What kind of result this is.
   StatusCode code() const { return code_; }
   /// Human-readable message; for argument errors it starts with the argument's name, e.g.
   /// "k: shape[2] (heads_kv = 3) must divide q's heads (8)". Empty on success.

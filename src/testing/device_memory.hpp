@@ -20,7 +20,4 @@ void release(Device device, void* pointer);
 Status copy_to_device(Device device, void* device_pointer, const void* host_pointer, std::size_t bytes);
 Status copy_to_host(Device device, void* host_pointer, const void* device_pointer, std::size_t bytes);
 
-/// Waits for all work queued on the device (a no-op for the CPU).
-Status synchronize(Device device);
-
 }  // namespace flashattn::testing::device_memory

@@ -58,13 +58,6 @@ Status copy_to_host(Device device, void* host_pointer, const void* device_pointe
                      cudaMemcpy(host_pointer, device_pointer, bytes, cudaMemcpyDeviceToHost));
 }
 
-Status synchronize(Device device) {
-  if (device.kind == DeviceKind::cpu) return Status::success();
-  Status status = cuda_status("cudaSetDevice", cudaSetDevice(device.index));
-  if (!status.ok()) return status;
-  return cuda_status("cudaDeviceSynchronize", cudaDeviceSynchronize());
-}
-
 }  // namespace flashattn::testing::device_memory
 
 #endif

@@ -25,8 +25,6 @@ Status copy_to_device(Device, void*, const void*, std::size_t) { return no_cuda(
 
 Status copy_to_host(Device, void*, const void*, std::size_t) { return no_cuda(); }
 
-Status synchronize(Device device) { return device.kind == DeviceKind::cpu ? Status::success() : no_cuda(); }
-
 }  // namespace flashattn::testing::device_memory
 
 #endif

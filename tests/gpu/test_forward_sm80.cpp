@@ -1,20 +1,19 @@
 // The portable CUDA forward kernel (sm80 path) against the fp64 oracle: the sweep of DESIGN.md §3 for every
 // built dtype and head dim, bitwise-identical reruns, and what RunInfo and is_supported() report. Every test
-// skips when no CUDA device is visible (CI). FLASHATTN_GPU_TIER=full|stress widens the sweep (scripts/gpu).
+// skips when no CUDA device is visible (CI).
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include "flashattn/flashattn.hpp"
-#include "testing/check.hpp"
-#include "testing/sweeps.hpp"
+#include "forward_suite.hpp"
 
 namespace flashattn::testing {
 namespace {
 
 constexpr Target kCuda{Device{DeviceKind::cuda, 0}, CudaPath::automatic, 0};
+constexpr Target kPortable{Device{DeviceKind::cuda, 0}, CudaPath::portable, 0};
 
 #define SKIP_WITHOUT_GPU() \
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device is visible"
@@ -32,73 +31,27 @@ ForwardArgs probe_args(DType dtype, int head_dim) {
   return args;
 }
 
-/// The dtypes and head dims this build's portable kernels cover, asked through the public API.
-Capabilities built_capabilities() {
-  Capabilities caps;
-  for (DType dtype : {DType::fp16, DType::bf16}) {
-    for (int head_dim : {64, 96, 128, 192, 256}) {
-      if (!is_supported(probe_args(dtype, head_dim)).ok()) continue;
-      if (caps.dtypes.empty() || caps.dtypes.back() != dtype) caps.dtypes.push_back(dtype);
-      bool known = false;
-      for (int d : caps.head_dims) known = known || d == head_dim;
-      if (!known) caps.head_dims.push_back(head_dim);
-    }
-  }
-  return caps;
-}
+/// The dtypes and head dims this build's portable kernels cover on device 0.
+Capabilities portable_capabilities() { return capabilities(kCuda.device, CudaPath::portable, Op::forward); }
 
-Tier tier_from_environment() {
-  const char* tier = std::getenv("FLASHATTN_GPU_TIER");
-  if (tier == nullptr) return Tier::quick;
-  const std::string name(tier);
-  return name == "stress" ? Tier::stress : name == "full" ? Tier::full : Tier::quick;
-}
-
+// The sweeps force the portable path: on Hopper the automatic path would take the sm90 kernels.
 TEST(CudaForwardSm80, SweepMatchesOracle) {
   SKIP_WITHOUT_GPU();
-  const Capabilities caps = built_capabilities();
+  const Capabilities caps = portable_capabilities();
   ASSERT_FALSE(caps.dtypes.empty()) << "no portable CUDA forward kernel is built";
-  const std::vector<Case> cases = sweep(tier_from_environment(), Op::forward, caps);
-  ASSERT_FALSE(cases.empty());
-  int failures = 0;
-  for (const Case& c : cases) {
-    const CaseResult result = run_case(c, Op::forward, kCuda);
-    if (!result.status.ok() || !result.passed) {
-      ++failures;
-      ADD_FAILURE() << summary(result);
-    }
-  }
-  EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
+  expect_sweep_matches_oracle(caps, kPortable);
 }
 
 TEST(CudaForwardSm80, RerunsAreBitwiseIdentical) {
   SKIP_WITHOUT_GPU();
-  const Capabilities caps = built_capabilities();
+  const Capabilities caps = portable_capabilities();
   ASSERT_FALSE(caps.dtypes.empty());
-  Case dense;
-  dense.dtype = caps.dtypes.back();
-  dense.head_dim = caps.head_dims.front();
-  dense.batch = 2;
-  dense.heads = 8;
-  dense.heads_kv = 2;
-  dense.seqlen_q = 1023;
-  dense.seqlen_k = 1024;
-  dense.causal = true;
-  Case varlen = dense;
-  varlen.seqlens_q = {0, 1, 300, 129};
-  varlen.seqlens_k = {5, 0, 511, 64};
-  varlen.causal = false;
-  varlen.window_left = 100;
-  varlen.softcap = 30.0f;
-  varlen.alibi = true;
-  for (const Case& c : {dense, varlen}) {
-    EXPECT_TRUE(reruns_bitwise_equal(c, Op::forward, kCuda, 20)) << describe(c);
-  }
+  expect_reruns_bitwise_identical(caps, kPortable);
 }
 
 TEST(CudaForwardSm80, RunInfoNamesThePortableKernel) {
   SKIP_WITHOUT_GPU();
-  const Capabilities caps = built_capabilities();
+  const Capabilities caps = portable_capabilities();
   ASSERT_FALSE(caps.dtypes.empty());
   Case c;
   c.dtype = caps.dtypes.front();
@@ -128,7 +81,7 @@ TEST(CudaForwardSm80, RunInfoNamesThePortableKernel) {
 
 TEST(CudaForwardSm80, MisalignedOperandsAreUnsupported) {
   SKIP_WITHOUT_GPU();
-  const Capabilities caps = built_capabilities();
+  const Capabilities caps = portable_capabilities();
   ASSERT_FALSE(caps.dtypes.empty());
   ForwardArgs args = probe_args(caps.dtypes.front(), caps.head_dims.front());
   args.k.data = static_cast<char*>(args.k.data) + 2;  // element-aligned, not 16-byte aligned

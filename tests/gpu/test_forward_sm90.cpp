@@ -1,15 +1,12 @@
 // The Hopper CUDA forward kernel (sm90 path) against the fp64 oracle: the sweep of DESIGN.md §3 forced
 // onto CudaPath::hopper for every built sm90 dtype and head dim, bitwise-identical reruns, and what
 // RunInfo reports. Every test skips without an sm90 device or without a built sm90 kernel (CI).
-// FLASHATTN_GPU_TIER=full|stress widens the sweep (scripts/gpu).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "flashattn/flashattn.hpp"
-#include "testing/check.hpp"
-#include "testing/sweeps.hpp"
+#include "forward_suite.hpp"
 
 namespace flashattn::testing {
 namespace {
@@ -24,49 +21,14 @@ constexpr Target kHopper{kDevice, CudaPath::hopper, 0};
   const Capabilities caps = capabilities(kDevice, CudaPath::hopper, Op::forward);         \
   if (caps.dtypes.empty()) GTEST_SKIP() << "no sm90 forward kernel is built (FLASHATTN_CUDA_ARCHS)"
 
-Tier tier_from_environment() {
-  const char* tier = std::getenv("FLASHATTN_GPU_TIER");
-  if (tier == nullptr) return Tier::quick;
-  const std::string name(tier);
-  return name == "stress" ? Tier::stress : name == "full" ? Tier::full : Tier::quick;
-}
-
 TEST(CudaForwardSm90, SweepMatchesOracle) {
   HOPPER_CAPABILITIES_OR_SKIP(caps);
-  const std::vector<Case> cases = sweep(tier_from_environment(), Op::forward, caps);
-  ASSERT_FALSE(cases.empty());
-  int failures = 0;
-  for (const Case& c : cases) {
-    const CaseResult result = run_case(c, Op::forward, kHopper);
-    if (!result.status.ok() || !result.passed) {
-      ++failures;
-      ADD_FAILURE() << summary(result);
-    }
-  }
-  EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
+  expect_sweep_matches_oracle(caps, kHopper);
 }
 
 TEST(CudaForwardSm90, RerunsAreBitwiseIdentical) {
   HOPPER_CAPABILITIES_OR_SKIP(caps);
-  Case dense;
-  dense.dtype = caps.dtypes.back();
-  dense.head_dim = caps.head_dims.front();
-  dense.batch = 2;
-  dense.heads = 8;
-  dense.heads_kv = 2;
-  dense.seqlen_q = 1023;
-  dense.seqlen_k = 1024;
-  dense.causal = true;
-  Case varlen = dense;
-  varlen.seqlens_q = {0, 1, 300, 129};
-  varlen.seqlens_k = {5, 0, 511, 64};
-  varlen.causal = false;
-  varlen.window_left = 100;
-  varlen.softcap = 30.0f;
-  varlen.alibi = true;
-  for (const Case& c : {dense, varlen}) {
-    EXPECT_TRUE(reruns_bitwise_equal(c, Op::forward, kHopper, 20)) << describe(c);
-  }
+  expect_reruns_bitwise_identical(caps, kHopper);
 }
 
 TEST(CudaForwardSm90, RunInfoNamesTheHopperKernel) {

@@ -14,6 +14,7 @@
 #include "bench_point.hpp"
 #include "bench_workload.hpp"
 #include "commands.hpp"
+#include "cuda_path_option.hpp"
 #include "env_info.hpp"
 #include "flashattn/device.hpp"
 #include "json_report.hpp"
@@ -69,6 +70,7 @@ nlohmann::json to_json(const BenchResult& r, std::optional<double> sgemm_gflops)
                            {"head_dim", p.head_dim},
                            {"causal", p.causal},
                            {"window", {p.window_left, p.window_right}},
+                           {"path", to_string(p.cuda_path)},
                            {"time_ms",
                             {{"median", r.time.median_ms},
                              {"p10", r.time.p10_ms},
@@ -195,6 +197,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchOptions& options) {
       ->check(CLI::NonNegativeNumber);
   command->add_option("--threads", options.threads, "CPU threads (0 = OpenMP's and OpenBLAS' default)")
       ->check(CLI::NonNegativeNumber);
+  add_cuda_path_option(command, options.path);
   command->add_option("--sgemm-n", options.sgemm_n, "Size of the sgemm ceiling measurement")->check(positive);
   command->add_option("--json", options.json_path, "Write the report as JSON to this path");
   command->add_flag("--quiet", options.quiet, "No progress on stderr");
@@ -213,6 +216,7 @@ int run_bench(const BenchOptions& options, const std::vector<std::string>& argv)
   spec.heads_kv = options.heads_kv;
   spec.seqlen_q = options.seqlen_q;
   spec.seqlen_k = options.seqlen_k;
+  spec.cuda_path = options.path;
   spec.head_dim = options.head_dim;
   spec.causal = options.causal;
   if (options.window.size() == 2) {

@@ -45,6 +45,7 @@ std::vector<BenchPoint> expand(const SweepSpec& spec) {
               p.causal = spec.causal;
               p.window_left = spec.window_left;
               p.window_right = spec.window_right;
+              p.cuda_path = spec.cuda_path;
               points.push_back(p);
             }
           }

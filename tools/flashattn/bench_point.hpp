@@ -21,6 +21,7 @@ struct BenchPoint {
   bool causal = false;
   int window_left = -1;  ///< -1 = unbounded.
   int window_right = -1;
+  CudaPath cuda_path = CudaPath::automatic;  ///< Kernel family for the cuda backend.
 
   /// The point as a dense correctness case (same shapes and options).
   testing::Case to_case() const;
@@ -37,6 +38,7 @@ struct SweepSpec {
   bool causal = false;
   int window_left = -1;
   int window_right = -1;
+  CudaPath cuda_path = CudaPath::automatic;
 };
 
 /// Every combination of the lists, in the order batch, heads, heads_kv, seqlen_q, seqlen_k, head_dim.

@@ -68,6 +68,7 @@ Verification verify(BenchBackend backend, const BenchPoint& point, int num_threa
     testing::Target target;
     target.device = backend == BenchBackend::cuda ? kCudaDevice : Device{DeviceKind::cpu, 0};
     target.num_threads = num_threads;
+    target.cuda_path = point.cuda_path;
     result = testing::run_case(c, point.op, target);
   }
   Verification v;

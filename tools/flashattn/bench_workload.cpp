@@ -95,12 +95,14 @@ Status Workload::copy_to_cuda() {
 ForwardArgs Workload::cuda_forward_args(void* stream) const {
   ForwardArgs args = make_forward_args(cuda_views_, kCudaDevice);
   args.stream = stream;
+  args.cuda_path = point_.cuda_path;
   return args;
 }
 
 BackwardArgs Workload::cuda_backward_args(void* stream) const {
   BackwardArgs args = make_backward_args(cuda_views_, kCudaDevice);
   args.stream = stream;
+  args.cuda_path = point_.cuda_path;
   return args;
 }
 

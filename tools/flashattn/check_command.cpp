@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "commands.hpp"
+#include "cuda_path_option.hpp"
 #include "env_info.hpp"
 #include "flashattn/device.hpp"
 #include "flashattn/version.hpp"
@@ -71,6 +72,7 @@ CLI::App* add_check_command(CLI::App& app, CheckOptions& options) {
       ->check(CLI::IsMember({"quick", "full", "stress"}));
   command->add_option("--op", options.op, "fwd, bwd or all")->check(CLI::IsMember({"fwd", "bwd", "all"}));
   command->add_option("--threads", options.threads, "CPU threads (0 = OpenMP's default)");
+  add_cuda_path_option(command, options.path);
   command->add_option("--json", options.json_path,
                       "Write every case's errors and bounds as JSON to this path");
   command->add_flag("--quiet", options.quiet, "No progress; list only failing cases");
@@ -83,6 +85,7 @@ int run_check(const CheckOptions& options, const std::vector<std::string>& argv)
   testing::Target target;
   target.device = gpu ? Device{DeviceKind::cuda, 0} : Device{DeviceKind::cpu, 0};
   target.num_threads = options.threads;
+  target.cuda_path = options.path;
   if (gpu && cuda_device_count() == 0)
     throw std::runtime_error("check: --backend cuda but no CUDA device is visible");
   const testing::Tier tier = parse_tier(options.tier);

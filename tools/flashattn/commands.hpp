@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "flashattn/attention.hpp"
+
 namespace flashattn::cli {
 
 struct InfoOptions {
@@ -18,6 +20,7 @@ struct CheckOptions {
   std::string tier = "quick";
   std::string op = "all";
   int threads = 0;
+  CudaPath path = CudaPath::automatic;
   std::string json_path;
   bool quiet = false;
 };
@@ -32,6 +35,7 @@ struct BenchOptions {
   std::optional<int> samples;  ///< Unset: the backend's default (bench_measure.hpp).
   std::optional<int> warmup;   ///< Unset: the backend's default.
   int threads = 0;
+  CudaPath path = CudaPath::automatic;
   int sgemm_n = 4096;
   std::string json_path;
   bool quiet = false;

@@ -1,0 +1,63 @@
+// The checks every CUDA forward path must pass, shared by the per-path suites (test_forward_sm80.cpp,
+// test_forward_sm90.cpp): the oracle sweep and bitwise-identical reruns, on a Target that forces the path.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "testing/check.hpp"
+#include "testing/sweeps.hpp"
+
+namespace flashattn::testing {
+
+/// FLASHATTN_GPU_TIER=full|stress widens the sweep (scripts/gpu); quick otherwise.
+inline Tier tier_from_environment() {
+  const char* tier = std::getenv("FLASHATTN_GPU_TIER");
+  if (tier == nullptr) return Tier::quick;
+  const std::string name(tier);
+  return name == "stress" ? Tier::stress : name == "full" ? Tier::full : Tier::quick;
+}
+
+/// Every case of the sweep for `caps` on `target` passes the calibrated rule against the fp64 oracle.
+inline void expect_sweep_matches_oracle(const Capabilities& caps, const Target& target) {
+  const std::vector<Case> cases = sweep(tier_from_environment(), Op::forward, caps);
+  ASSERT_FALSE(cases.empty());
+  int failures = 0;
+  for (const Case& c : cases) {
+    const CaseResult result = run_case(c, Op::forward, target);
+    if (!result.status.ok() || !result.passed) {
+      ++failures;
+      ADD_FAILURE() << summary(result);
+    }
+  }
+  EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
+}
+
+/// 20 reruns of a dense causal GQA case and a varlen case with window, softcap and ALiBi (empty and
+/// length-1 sequences included) give bitwise-identical out and lse.
+inline void expect_reruns_bitwise_identical(const Capabilities& caps, const Target& target) {
+  Case dense;
+  dense.dtype = caps.dtypes.back();
+  dense.head_dim = caps.head_dims.front();
+  dense.batch = 2;
+  dense.heads = 8;
+  dense.heads_kv = 2;
+  dense.seqlen_q = 1023;
+  dense.seqlen_k = 1024;
+  dense.causal = true;
+  Case varlen = dense;
+  varlen.seqlens_q = {0, 1, 300, 129};
+  varlen.seqlens_k = {5, 0, 511, 64};
+  varlen.causal = false;
+  varlen.window_left = 100;
+  varlen.softcap = 30.0f;
+  varlen.alibi = true;
+  for (const Case& c : {dense, varlen}) {
+    EXPECT_TRUE(reruns_bitwise_equal(c, Op::forward, target, 20)) << describe(c);
+  }
+}
+
+}  // namespace flashattn::testing
