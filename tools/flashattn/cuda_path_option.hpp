@@ -18,7 +18,8 @@ inline void add_cuda_path_option(CLI::App* command, CudaPath& path) {
           "--path", path,
           "CUDA kernel family: auto (fastest built, fallback recorded), hopper (sm90 only) or portable "
           "(mma.sync, sm80+)")
-      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
+      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case))
+      ->option_text("auto|hopper|portable (default: auto)");
 }
 
 /// "auto", "hopper" or "portable".
