@@ -41,10 +41,17 @@ class KeyRange {
   int seqlen_k_;
 };
 
+/// Which ends of the rows' key intervals a tile of scores may cross. The caller knows per tile: the causal
+/// diagonal and the sequence end cut only key_end, so those tiles skip the key_begin test.
+enum class MaskEdges {
+  end,   ///< Every column is >= every row's key_begin: only `col >= key_end` masks.
+  both,  ///< Any column may fall outside either end (sliding windows, score mods).
+};
+
 /// Applies the mask (masked scores become -inf) and, when kAlibi, the bias -slope_log2 * |i + offset - j|
 /// to a tile of scores in the log2 domain. `scores` is (ROWS, COLS) in registers; `coords` holds the
 /// (row, column) of each element within the tile, whose first element is (row0, col0) of the sequence.
-template <bool kAlibi, class Scores, class Coords>
+template <bool kAlibi, MaskEdges kEdges = MaskEdges::both, class Scores, class Coords>
 __device__ __forceinline__ void mask_scores(Scores& scores, const Coords& coords, int row0, int col0,
                                             const KeyRange& range, float slope_log2) {
   using namespace cute;
@@ -59,7 +66,8 @@ __device__ __forceinline__ void mask_scores(Scores& scores, const Coords& coords
     for (int c = 0; c < size<1>(scores); ++c) {
       const int col = get<1>(coords(r, c));
       if constexpr (kAlibi) scores(r, c) -= slope_log2 * fabsf(static_cast<float>(diagonal - col));
-      if (col < begin || col >= end) scores(r, c) = -INFINITY;
+      const bool outside = kEdges == MaskEdges::end ? col >= end : col < begin || col >= end;
+      if (outside) scores(r, c) = -INFINITY;
     }
   }
 }

@@ -11,9 +11,9 @@
 
 namespace flashattn::cuda::sm80 {
 
-template <class Element, int kHeadDim>
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
 struct FwdEpilogueSm80 {
-  using Layouts = FwdLayouts<Element, kHeadDim>;
+  using Layouts = FwdLayouts<Element, kHeadDim, kRegime>;
   static constexpr int kBlockM = Layouts::kBlockM;
 
   /// acc_o: (MMA, MMA_M, MMA_N) fp32 of the CTA's TiledMma; lse: natural-log lse of the thread's rows in

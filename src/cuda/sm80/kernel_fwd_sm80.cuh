@@ -17,12 +17,13 @@ namespace flashattn::cuda::sm80 {
 /// Grid: one CTA per (query tile, head, batch), flattened into x (y and z would cap B and H at 65535).
 /// Query tiles vary fastest so the CTAs reading one head's K and V run together and share them in L2;
 /// they are visited last tile first, so under a causal mask the longest CTAs start first.
-template <class Element, int kHeadDim>
-__global__ void __launch_bounds__(FwdLayouts<Element, kHeadDim>::kThreads, 1)
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
+__global__ void __launch_bounds__(FwdLayouts<Element, kHeadDim, kRegime>::kThreads,
+                                  FwdLayouts<Element, kHeadDim, kRegime>::kCtasPerSm)
     fwd_sm80_kernel(const __grid_constant__ FwdKernelParams params) {
-  using Layouts = FwdLayouts<Element, kHeadDim>;
-  using Mainloop = FwdMainloopSm80<Element, kHeadDim>;
-  using Epilogue = FwdEpilogueSm80<Element, kHeadDim>;
+  using Layouts = FwdLayouts<Element, kHeadDim, kRegime>;
+  using Mainloop = FwdMainloopSm80<Element, kHeadDim, kRegime>;
+  using Epilogue = FwdEpilogueSm80<Element, kHeadDim, kRegime>;
   constexpr int kBlockM = Layouts::kBlockM;
   constexpr int kBlockN = Layouts::kBlockN;
   static_assert(kHeadDim % 32 == 0 && kHeadDim <= 256, "head dims 32..256 in steps of 32 are tiled");

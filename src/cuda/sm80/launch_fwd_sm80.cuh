@@ -1,5 +1,5 @@
-// flashattn — host side of the portable forward kernel: grid, shared-memory opt-in, launch on the caller's
-// stream and device, and the RunInfo record. Included by the generated instantiation TUs only.
+// flashattn — host side of the portable forward kernel: tile choice, grid, shared-memory opt-in, launch on
+// the caller's stream and device, and the RunInfo record. Included by the generated instantiation TUs only.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -10,38 +10,29 @@
 
 #include "core/params.hpp"
 #include "cuda/common/fwd_kernel_params.hpp"
+#include "cuda/common/launch_util.hpp"
 #include "cuda/sm80/kernel_fwd_sm80.cuh"
 #include "flashattn/attention.hpp"
 
 namespace flashattn::cuda::sm80 {
 
-inline Status cuda_error(const char* what, cudaError_t error) {
-  return {StatusCode::internal, std::string(what) + ": " + cudaGetErrorString(error)};
+/// Whether `ctas` CTAs of `smem_bytes` dynamic shared memory each fit one SM of `device` (A100: 164 KB per
+/// SM holds one 96 KB CTA; H100/H200: 228 KB hold two). False when the device cannot be asked.
+inline bool ctas_fit_sm(int device, int smem_bytes, int ctas) {
+  int per_sm = 0;
+  int reserved_per_cta = 0;
+  if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&reserved_per_cta, cudaDevAttrReservedSharedMemoryPerBlock, device) !=
+          cudaSuccess) {
+    return false;
+  }
+  return std::int64_t{ctas} * (smem_bytes + reserved_per_cta) <= per_sm;
 }
 
-/// Makes `device` current for the lifetime of the guard and restores the caller's device after.
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device) {
-    cudaGetDevice(&previous_);
-    if (previous_ != device) status_ = cudaSetDevice(device);
-  }
-  ~DeviceGuard() {
-    int current = previous_;
-    cudaGetDevice(&current);
-    if (current != previous_) cudaSetDevice(previous_);
-  }
-  cudaError_t status() const { return status_; }
-
- private:
-  int previous_ = 0;
-  cudaError_t status_ = cudaSuccess;
-};
-
-/// Launches the forward of `params` (validated; q, k, v, out, lse on CUDA device args.device.index).
-template <class Element, int kHeadDim>
-Status launch_fwd_sm80(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
-  using Layouts = FwdLayouts<Element, kHeadDim>;
+/// Launches the forward of `params` with the tile of (kHeadDim, kRegime).
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
+Status launch_fwd_sm80_tile(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
+  using Layouts = FwdLayouts<Element, kHeadDim, kRegime>;
   const FwdKernelParams kernel_params = make_fwd_kernel_params(params, Layouts::kBlockM);
   const std::int64_t ctas = std::int64_t{kernel_params.num_m_blocks} * params.heads * params.batch;
   info.block_m = Layouts::kBlockM;
@@ -55,7 +46,7 @@ Status launch_fwd_sm80(const ForwardParams& params, const AttentionArgs& args, R
   }
   DeviceGuard guard(args.device.index);
   if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
-  auto* kernel = &fwd_sm80_kernel<Element, kHeadDim>;
+  auto* kernel = &fwd_sm80_kernel<Element, kHeadDim, kRegime>;
   constexpr int kSmem = Layouts::kSmemBytes;
   if (kSmem > 48 * 1024) {
     // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in (once per device and kernel).
@@ -68,6 +59,21 @@ Status launch_fwd_sm80(const ForwardParams& params, const AttentionArgs& args, R
   const cudaError_t error = cudaGetLastError();
   if (error != cudaSuccess) return cuda_error("fwd_sm80 launch", error);
   return {};
+}
+
+/// Launches the forward of `params` (validated; q, k, v, out, lse on CUDA device args.device.index) with
+/// the tile fwd_tile_regime() picks, the long-key tile where the short-key one would not share an SM.
+template <class Element, int kHeadDim>
+Status launch_fwd_sm80(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
+  constexpr FwdTile kShortTile = fwd_tile(kHeadDim, FwdTileRegime::short_keys);
+  if constexpr (kShortTile.block_m > 0) {
+    using ShortLayouts = FwdLayouts<Element, kHeadDim, FwdTileRegime::short_keys>;
+    if (fwd_tile_regime(kHeadDim, params.max_seqlen_k, params.causal) == FwdTileRegime::short_keys &&
+        ctas_fit_sm(args.device.index, ShortLayouts::kSmemBytes, kShortTile.ctas_per_sm)) {
+      return launch_fwd_sm80_tile<Element, kHeadDim, FwdTileRegime::short_keys>(params, args, info);
+    }
+  }
+  return launch_fwd_sm80_tile<Element, kHeadDim, FwdTileRegime::long_keys>(params, args, info);
 }
 
 }  // namespace flashattn::cuda::sm80

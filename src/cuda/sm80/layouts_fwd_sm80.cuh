@@ -11,16 +11,17 @@
 
 namespace flashattn::cuda::sm80 {
 
-template <class Element, int kHeadDim>
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
 struct FwdLayouts {
   static_assert(std::is_same_v<Element, cutlass::half_t> || std::is_same_v<Element, cutlass::bfloat16_t>,
                 "mma.sync m16n8k16 takes fp16 or bf16 operands");
-  static constexpr FwdTile kTile = fwd_tile(kHeadDim);
-  static_assert(kTile.block_m > 0, "no tile configuration for this head dim");
+  static constexpr FwdTile kTile = fwd_tile(kHeadDim, kRegime);
+  static_assert(kTile.block_m > 0, "no tile configuration for this head dim and regime");
   static constexpr int kBlockM = kTile.block_m;
   static constexpr int kBlockN = kTile.block_n;
   static constexpr int kWarps = kTile.warps;
   static constexpr int kThreads = kWarps * 32;
+  static constexpr int kCtasPerSm = kTile.ctas_per_sm;
   static_assert(kBlockM % (16 * kWarps) == 0, "each warp owns whole 16-row MMA tiles of the query block");
   static_assert(kBlockN % 16 == 0 && kHeadDim % 16 == 0, "m16n8k16 (with 16-wide N permutation) tiles");
 
@@ -79,6 +80,7 @@ struct FwdLayouts {
     cute::array_aligned<Element, cute::cosize_v<SmemLayoutKV>> v;
   };
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
+  static_assert(kCtasPerSm * kSmemBytes <= 228 * 1024, "ctas_per_sm CTAs must fit one SM's shared memory");
 };
 
 }  // namespace flashattn::cuda::sm80

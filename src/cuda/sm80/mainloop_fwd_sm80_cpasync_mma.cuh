@@ -9,11 +9,12 @@
 // Each wait is followed by a CTA barrier: it publishes the landed tile to every warp and proves every warp
 // is done reading the buffer the next load overwrites.
 //
-// Two kinds of step (FlashAttention-2's split): the masked step serves the few tiles that cross a row's key
-// interval (the sequence end, the causal diagonal, a window's edges) and every tile of a run with score
-// mods (softcap, ALiBi); the bulk step has no predicate, mask or score transform at all. Only the tile
-// holding the sequence end can be partial, and it is the first one visited, so only the masked step
-// predicates its loads.
+// Kinds of step (FlashAttention-2's split, one step further): the masked steps serve the few tiles that
+// cross a row's key interval; those crossing only interval ends (the causal diagonal, the sequence end)
+// test one bound per score, those that may cross a start too (a window's left edge) test both. The
+// score-mod step serves every tile of a run with softcap, ALiBi or scale <= 0. The bulk step has no
+// predicate, mask or score transform at all. Only the tile holding the sequence end can be partial, and
+// it is the first one visited, so only the masked steps predicate their loads.
 #pragma once
 
 #include <cmath>
@@ -81,14 +82,19 @@ __device__ __forceinline__ void gemm_reg_smem(const TiledMma& mma, Acc& acc, con
   }
 }
 
-template <class Element, int kHeadDim>
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
 struct FwdMainloopSm80 {
-  using Layouts = FwdLayouts<Element, kHeadDim>;
+  using Layouts = FwdLayouts<Element, kHeadDim, kRegime>;
   static constexpr int kBlockM = Layouts::kBlockM;
   static constexpr int kBlockN = Layouts::kBlockN;
   /// Accumulator rows per thread: 2 per 16-row MMA tile the thread's warp owns.
   static constexpr int kRowsPerThread = 2 * kBlockM / (16 * Layouts::kWarps);
   using Softmax = OnlineSoftmax<kRowsPerThread>;
+
+  /// What a main-loop step does to the scores before the softmax (see the file comment).
+  enum class StepKind { bulk, mask_end, mask_both, score_mods };
+  template <StepKind kKind>
+  using Step = std::integral_constant<StepKind, kKind>;
 
   /// Where one CTA's work lies within its sequence.
   struct Work {
@@ -158,13 +164,11 @@ struct FwdMainloopSm80 {
     }
     cp_async_fence();
 
-    // One step on key tile n; tKgK and tVgV point at tile n on entry and at tile n - 1 on exit. kMods
-    // (softcap, ALiBi, scale <= 0, all decided at run time) implies kMasked; the plain masked step is a
-    // separate copy so that the causal diagonal tiles carry none of the score-mod code.
-    auto step = [&](int n, auto masked, auto mods) __attribute__((always_inline)) {
-      constexpr bool kMasked = decltype(masked)::value;
-      constexpr bool kMods = decltype(mods)::value;
-      static_assert(kMasked || !kMods);
+    // One step on key tile n; tKgK and tVgV point at tile n on entry and at tile n - 1 on exit. Each kind
+    // is a separate copy so that the causal diagonal tiles carry none of the window or score-mod code.
+    auto step = [&](int n, auto kind) __attribute__((always_inline)) {
+      constexpr StepKind kKind = decltype(kind)::value;
+      constexpr bool kMasked = kKind != StepKind::bulk;
       Tensor acc_s = partition_fragment_C(mma, Shape<Int<kBlockM>, Int<kBlockN>>{});  // (MMA, MMA_M, MMA_N)
       clear(acc_s);
       cp_async_wait<0>();
@@ -188,15 +192,17 @@ struct FwdMainloopSm80 {
       }
 
       Tensor scores = acc_rowcol(acc_s);  // (ROWS, BLOCK_N cols)
-      if constexpr (kMods) {
+      if constexpr (kKind == StepKind::score_mods) {
         scores_to_log2(params, scores);
         if (params.has_alibi) {
           mask_scores<true>(scores, tScS_rc, work.row0, n * kBlockN, range, work.slope_log2);
         } else {
           mask_scores<false>(scores, tScS_rc, work.row0, n * kBlockN, range, 0.0f);
         }
-      } else if constexpr (kMasked) {
-        mask_scores<false>(scores, tScS_rc, work.row0, n * kBlockN, range, 0.0f);
+      } else if constexpr (kKind == StepKind::mask_both) {
+        mask_scores<false, MaskEdges::both>(scores, tScS_rc, work.row0, n * kBlockN, range, 0.0f);
+      } else if constexpr (kKind == StepKind::mask_end) {
+        mask_scores<false, MaskEdges::end>(scores, tScS_rc, work.row0, n * kBlockN, range, 0.0f);
       }
       softmax.update(scores, acc_o_rc);
 
@@ -206,17 +212,19 @@ struct FwdMainloopSm80 {
       gemm_reg_smem(mma, acc_o, tOrP, tOrVt, tOsVt, smem_copy_v);
     };
 
-    // Tiles n >= n_right cross the first row's key_end; tiles n < n_left cross the last row's key_begin;
-    // the tiles between are kept whole by every row of the block.
+    // Tiles n >= n_right may hold keys past some row's key_end (key_end grows with the row, so no tile
+    // below n_right does); tiles n < n_left may hold keys before some row's key_begin (none at or above
+    // n_left does). So tiles at or above both bounds need the end test alone, tiles in [n_left, n_right)
+    // are kept whole by every row, and tiles below n_left may cross either end.
     int n = work.n_end - 1;
     if (params.score_mods) {
-      for (; n >= work.n_begin; --n) step(n, std::true_type{}, std::true_type{});
+      for (; n >= work.n_begin; --n) step(n, Step<StepKind::score_mods>{});
     } else {
       const int n_right = range.key_end(work.row0) / kBlockN;
       const int n_left = (range.key_begin(work.row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
-      for (; n >= max(n_right, work.n_begin); --n) step(n, std::true_type{}, std::false_type{});
-      for (; n >= max(n_left, work.n_begin); --n) step(n, std::false_type{}, std::false_type{});
-      for (; n >= work.n_begin; --n) step(n, std::true_type{}, std::false_type{});
+      for (; n >= max(max(n_right, n_left), work.n_begin); --n) step(n, Step<StepKind::mask_end>{});
+      for (; n >= max(n_left, work.n_begin); --n) step(n, Step<StepKind::bulk>{});
+      for (; n >= work.n_begin; --n) step(n, Step<StepKind::mask_both>{});
     }
     cp_async_wait<0>();  // with no key tile the Q load is still in flight; the epilogue reuses its buffer
   }

@@ -1,8 +1,9 @@
-// flashattn — compile-time tile configuration of the portable (sm80) forward kernel, one per head dim.
+// flashattn — compile-time tile configuration of the portable (sm80) forward kernel, one or two per head
+// dim, and the host heuristic that picks between two.
 //
 // The numbers were chosen for the largest sm80+ parts (A100: 164 KB shared memory per SM, H100/H200:
-// 227 KB per block) and for 255 registers per thread at most (one CTA per SM must be able to hold the
-// O accumulator, BLOCK_M x HEAD_DIM fp32, in registers: BLOCK_M * HEAD_DIM / threads values each).
+// 227 KB per block, 228 KB per SM) and for 255 registers per thread at most (the O accumulator,
+// BLOCK_M x HEAD_DIM fp32, lives in registers: BLOCK_M * HEAD_DIM / threads values per thread).
 #pragma once
 
 namespace flashattn::cuda::sm80 {
@@ -10,36 +11,61 @@ namespace flashattn::cuda::sm80 {
 /// How one CTA tiles the problem. Shared memory holds Q (BLOCK_M, HEAD_DIM) and one tile each of K and V
 /// (BLOCK_N, HEAD_DIM): the V load overlaps Q·Kᵀ and the next K load overlaps the softmax and P·V.
 struct FwdTile {
-  int block_m;  ///< Query rows per CTA; warps split them, 16 rows per warp per MMA step.
-  int block_n;  ///< Key rows per main-loop step.
-  int warps;    ///< Warps per CTA.
+  int block_m;      ///< Query rows per CTA; warps split them, 16 rows per warp per MMA step.
+  int block_n;      ///< Key rows per main-loop step.
+  int warps;        ///< Warps per CTA.
+  int ctas_per_sm;  ///< CTAs the registers and shared memory let one SM hold (the launch bound).
 };
 
-/// The tile of head dim `head_dim` (0 fields for a head dim with no kernel).
-constexpr FwdTile fwd_tile(int head_dim) {
+/// Which of a head dim's tiles: `long_keys` is every head dim's tile; `short_keys` exists where a
+/// smaller CTA pays off while each CTA's key loop is short (fwd_tile_regime below says when).
+enum class FwdTileRegime { long_keys, short_keys };
+
+/// The tile of head dim `head_dim` in `regime` (0 fields for a (head dim, regime) with no kernel).
+constexpr FwdTile fwd_tile(int head_dim, FwdTileRegime regime) {
+  if (regime == FwdTileRegime::short_keys) {
+    // 64x64 with 4 warps: 128 fp32 of O per thread as in the 128x64 tile, 96 KB smem, so two CTAs
+    // share an SM and one's first loads and O store overlap the other's main loop.
+    return head_dim == 256 ? FwdTile{64, 64, 4, 2} : FwdTile{0, 0, 0, 0};
+  }
   switch (head_dim) {
     // 128x128 (FlashAttention-2's choice): 64 fp32 of O plus 128 of S per thread; the wide key
     // tile halves the barriers and softmax bookkeeping per MMA. 48 KB smem.
     case 64:
-      return {128, 128, 4};
+      return {128, 128, 4, 2};
     // 128x64: 96 fp32 of O per thread plus a 32-value S tile stays under 255 registers; 48 KB smem.
     case 96:
-      return {128, 64, 4};
+      return {128, 64, 4, 2};
     // 128x64 with 4 warps: 128 fp32 of O per thread; a 128-key tile would add 32 S registers and spill.
     case 128:
-      return {128, 64, 4};
+      return {128, 64, 4, 2};
     // 128x64 with 8 warps: with 4 warps O alone would take 192 registers per thread; 96 KB smem.
     case 192:
-      return {128, 64, 8};
-    // 128x64 with 8 warps: 128 fp32 of O per thread; 128 KB smem (Q 64 KB, K and V 32 KB each).
+      return {128, 64, 8, 1};
+    // 128x64 with 8 warps: 128 fp32 of O per thread; 128 KB smem (Q 64 KB, K and V 32 KB each). Each
+    // K/V tile read from L2 serves 128 query rows, half the traffic of the 64x64 tile at long sequences.
     case 256:
-      return {128, 64, 8};
+      return {128, 64, 8, 1};
     default:
-      return {0, 0, 0};
+      return {0, 0, 0, 0};
   }
 }
 
 /// Whether a forward kernel exists for this head dim (D = Dv).
-constexpr bool has_fwd_tile(int head_dim) { return fwd_tile(head_dim).block_m > 0; }
+constexpr bool has_fwd_tile(int head_dim) { return fwd_tile(head_dim, FwdTileRegime::long_keys).block_m > 0; }
+
+/// Host heuristic: the tile regime of a forward call. A CTA pays a fixed cost besides its key loop (Q
+/// and the first K tile load before any MMA can start, O staged and stored after the last), which a
+/// one-CTA-per-SM tile leaves exposed. It is worth hiding behind a second co-resident CTA, at twice the
+/// K/V reads from L2 per query row, while the loop is short: up to 1024 keys per query row on average
+/// (FlashAttention-2 runs 64x64 at head dim 256 on H100/H200 throughout; on the H200 our 128x64 tile ran
+/// 1.04-1.22x its speed from 2048 keys per row up but 0.89-1.02x below, where our 64x64 tile runs
+/// 1.02-1.14x). Causal rows keep half the keys on average.
+constexpr FwdTileRegime fwd_tile_regime(int head_dim, int max_seqlen_k, bool causal) {
+  const int mean_keys = causal ? max_seqlen_k / 2 : max_seqlen_k;
+  const bool short_loop = mean_keys <= 1024;
+  return short_loop && fwd_tile(head_dim, FwdTileRegime::short_keys).block_m > 0 ? FwdTileRegime::short_keys
+                                                                                 : FwdTileRegime::long_keys;
+}
 
 }  // namespace flashattn::cuda::sm80
