@@ -257,6 +257,14 @@ void add_full(SweepBuilder& s) {
     window.window_left = 128;
     window.window_right = 0;
     s.add(window);
+    // Long rows: kernels may pick other tiles when rows see many keys (e.g. the portable hd256 kernel
+    // above 1024 keys per row), so every head dim also runs past that with and without causal.
+    for (bool causal : {false, true}) {
+      Case long_rows = s.dense(1, 2, 1, 2500, 2600);
+      long_rows.head_dim = dim;
+      long_rows.causal = causal;
+      s.add(long_rows);
+    }
   }
   std::vector<int> q, k;
   for (int b = 0; b < 32; ++b) {
