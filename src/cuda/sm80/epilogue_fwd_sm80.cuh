@@ -6,6 +6,7 @@
 
 #include <cute/tensor.hpp>
 
+#include "cuda/common/epilogue_store.cuh"
 #include "cuda/common/fragment.cuh"
 #include "cuda/sm80/layouts_fwd_sm80.cuh"
 
@@ -56,12 +57,7 @@ struct FwdEpilogueSm80 {
     Tensor tOsO = gmem_thr.partition_S(sO);  // (CPY, CPY_M, CPY_K)
     Tensor tOgO = gmem_thr.partition_D(gO);
     Tensor tOcO = gmem_thr.partition_D(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
-    Tensor tOrO = make_tensor<Element>(shape(tOgO));
-    copy(gmem_copy, tOsO, tOrO);
-    CUTE_UNROLL
-    for (int m = 0; m < size<1>(tOgO); ++m) {
-      if (get<0>(tOcO(0, m, 0)) < q_rows) copy(gmem_copy, tOrO(_, m, _), tOgO(_, m, _));
-    }
+    store_rows_predicated(gmem_copy, tOsO, tOgO, tOcO, q_rows);
   }
 };
 

@@ -26,6 +26,7 @@
 #include "cuda/common/fragment.cuh"
 #include "cuda/common/fwd_kernel_params.hpp"
 #include "cuda/common/mask.cuh"
+#include "cuda/common/score_mods.cuh"
 #include "cuda/common/softmax.cuh"
 #include "cuda/sm80/layouts_fwd_sm80.cuh"
 
@@ -227,23 +228,6 @@ struct FwdMainloopSm80 {
       for (; n >= work.n_begin; --n) step(n, Step<StepKind::mask_both>{});
     }
     cp_async_wait<0>();  // with no key tile the Q load is still in flight; the epilogue reuses its buffer
-  }
-
- private:
-  /// s -> s * scale * log2(e), or with softcap c: tanh(s * scale / c) * c * log2(e). tanhf, not
-  /// tanh.approx: the approximation's 2^-11 relative error shows in lse beyond the tolerance.
-  template <class Scores>
-  __device__ __forceinline__ static void scores_to_log2(const FwdKernelParams& params, Scores& scores) {
-    using namespace cute;
-    if (params.softcap_pre > 0.0f) {
-      CUTE_UNROLL
-      for (int i = 0; i < size(scores); ++i) {
-        scores(i) = tanhf(scores(i) * params.softcap_pre) * params.score_to_log2;
-      }
-    } else {
-      CUTE_UNROLL
-      for (int i = 0; i < size(scores); ++i) scores(i) *= params.score_to_log2;
-    }
   }
 };
 

@@ -8,6 +8,7 @@
 
 #include <cute/tensor.hpp>
 
+#include "cuda/common/epilogue_store.cuh"
 #include "cuda/common/fragment.cuh"
 #include "cuda/sm90/layouts_fwd_sm90.cuh"
 #include "cuda/sm90/primitives_sm90.cuh"
@@ -63,12 +64,7 @@ struct FwdEpilogueSm90 {
     Tensor tOsO = gmem_thr.partition_S(sO_wg);  // (CPY, CPY_M, CPY_K)
     Tensor tOgO = gmem_thr.partition_D(gO_wg);
     Tensor tOcO = gmem_thr.partition_D(cO_wg);
-    Tensor tOrO_store = make_tensor<Element>(shape(tOgO));
-    copy(gmem_copy, tOsO, tOrO_store);
-    CUTE_UNROLL
-    for (int m = 0; m < size<1>(tOgO); ++m) {
-      if (get<0>(tOcO(0, m, 0)) < q_rows) copy(gmem_copy, tOrO_store(_, m, _), tOgO(_, m, _));
-    }
+    store_rows_predicated(gmem_copy, tOsO, tOgO, tOcO, q_rows);
   }
 };
 

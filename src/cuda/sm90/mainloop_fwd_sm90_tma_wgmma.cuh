@@ -27,6 +27,7 @@
 #include "cuda/common/fragment.cuh"
 #include "cuda/common/fwd_kernel_params.hpp"
 #include "cuda/common/mask.cuh"
+#include "cuda/common/score_mods.cuh"
 #include "cuda/common/softmax.cuh"
 #include "cuda/sm90/layouts_fwd_sm90.cuh"
 #include "cuda/sm90/params_fwd_sm90.cuh"
@@ -191,22 +192,6 @@ struct FwdMainloopSm90 {
     // Generic-proxy stores read next by wgmma (async proxy): fence, then publish to every consumer.
     cutlass::arch::fence_view_async_shared();
     named_barrier_sync(kConsumerThreads, FwdBarrier::kConsumers);
-  }
-
-  /// s -> s * scale * log2(e), or with softcap c: tanh(s * scale / c) * c * log2(e) (the portable
-  /// kernel's transform; tanhf, since tanh.approx's 2^-11 relative error shows in lse).
-  template <class Scores>
-  __device__ __forceinline__ static void scores_to_log2(const FwdKernelParams& params, Scores& scores) {
-    using namespace cute;
-    if (params.softcap_pre > 0.0f) {
-      CUTE_UNROLL
-      for (int i = 0; i < size(scores); ++i) {
-        scores(i) = tanhf(scores(i) * params.softcap_pre) * params.score_to_log2;
-      }
-    } else {
-      CUTE_UNROLL
-      for (int i = 0; i < size(scores); ++i) scores(i) *= params.score_to_log2;
-    }
   }
 };
 

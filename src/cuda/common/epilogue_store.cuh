@@ -1,0 +1,25 @@
+// flashattn — the last step of both forward epilogues: O leaves shared memory for global memory in 16-byte
+// copies, only for the rows that belong to the tile's sequence.
+#pragma once
+
+#include <cute/tensor.hpp>
+
+namespace flashattn::cuda {
+
+/// Copies a shared-memory tile of O to global memory through registers with a tiled copy, writing only the
+/// rows below `valid_rows` (the tile's rows past the sequence end belong to another sequence or to none).
+/// `tOsO`, `tOgO`, `tOcO`: the thread's partitions of the shared tile, the global tile and the tile's
+/// identity (row, column) coordinates, each (CPY, CPY_M, CPY_K).
+template <class TiledCopy, class TensorS, class TensorG, class TensorC>
+__device__ __forceinline__ void store_rows_predicated(const TiledCopy& gmem_copy, const TensorS& tOsO,
+                                                      TensorG& tOgO, const TensorC& tOcO, int valid_rows) {
+  using namespace cute;
+  Tensor tOrO = make_tensor<typename TensorS::value_type>(shape(tOgO));
+  copy(gmem_copy, tOsO, tOrO);
+  CUTE_UNROLL
+  for (int m = 0; m < size<1>(tOgO); ++m) {
+    if (get<0>(tOcO(0, m, 0)) < valid_rows) copy(gmem_copy, tOrO(_, m, _), tOgO(_, m, _));
+  }
+}
+
+}  // namespace flashattn::cuda
