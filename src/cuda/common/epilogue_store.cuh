@@ -22,4 +22,20 @@ __device__ __forceinline__ void store_rows_predicated(const TiledCopy& gmem_copy
   }
 }
 
+/// Writes the lse of the thread's accumulator rows below `valid_rows`. `tOcO_rc`: the thread's (ROWS, COLS)
+/// view of its accumulator's identity coordinates; only the thread holding column 0 of a row writes it, so
+/// each row is written once. `lse`: the thread's kRows values; `lse_out`: the tile's first row in global.
+template <int kRows, class CoordRowCol>
+__device__ __forceinline__ void store_lse_rows(const CoordRowCol& tOcO_rc, const float (&lse)[kRows],
+                                               float* lse_out, int valid_rows) {
+  using namespace cute;
+  static_assert(decltype(size<0>(tOcO_rc))::value == kRows);
+  if (get<1>(tOcO_rc(0, 0)) != 0) return;
+  CUTE_UNROLL
+  for (int r = 0; r < kRows; ++r) {
+    const int row = get<0>(tOcO_rc(r, 0));
+    if (row < valid_rows) lse_out[row] = lse[r];
+  }
+}
+
 }  // namespace flashattn::cuda

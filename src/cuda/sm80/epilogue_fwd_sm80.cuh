@@ -40,15 +40,7 @@ struct FwdEpilogueSm80 {
     if (lse_out != nullptr) {
       Tensor tOcO =
           mma.get_thread_slice(tid).partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
-      Tensor tOcO_rc = make_tensor(tOcO.data(), acc_rowcol_layout(tOcO.layout()));  // (ROWS, COLS)
-      static_assert(decltype(size<0>(tOcO_rc))::value == kRows);
-      if (get<1>(tOcO_rc(0, 0)) == 0) {
-        CUTE_UNROLL
-        for (int r = 0; r < kRows; ++r) {
-          const int row = get<0>(tOcO_rc(r, 0));
-          if (row < q_rows) lse_out[row] = lse[r];
-        }
-      }
+      store_lse_rows(make_tensor(tOcO.data(), acc_rowcol_layout(tOcO.layout())), lse, lse_out, q_rows);
     }
     __syncthreads();  // O is complete in shared memory
 
