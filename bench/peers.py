@@ -4,12 +4,20 @@
 Peers: PyTorch SDPA with the FLASH backend (FlashAttention-2, reported as ``fa2``), CUDNN (``cudnn``),
 EFFICIENT (``efficient``), and FlexAttention (``flex``, compiled; opt-in with --impls since compiling
 each shape costs tens of seconds). Every implementation's output is checked against a float32 reference
-with the calibrated rule of DESIGN.md §3 before it is timed. Times are CUDA-event medians of >= 20
+with the calibrated rule of DESIGN.md §3 before it is timed; above Sq = 8192 the O(Sq * Sk) reference is
+computed for sampled query rows only (the first 128, 128 in the middle and the last 256, which under a
+causal mask see every key) and only those rows are compared. Times are CUDA-event medians of >= 20
 samples after warm-up, with the L2 flushed between samples; points under 50 us are timed by CUDA-graph
 replay. The chip's ceilings (8192^3 bf16 matmul, 2 GiB device copy) are measured in the same run.
 
-Default grid (the FlashAttention papers'): B*S = 16384 tokens, hidden 2048 (H = 2048 / D),
-D in {64, 128, 256}, causal and full, S in {512 ... 16384}, bf16, layout (B, S, H, D).
+Grids (--grid), all in --dtype (bf16 by default), layout (B, S, H, D), Sq = Sk = S:
+  paper     the FlashAttention papers': B*S = 16384 tokens, hidden 2048 (H = 2048 / D), D in {64, 128, 256},
+            causal and full, S in {512 ... 16384}; --tokens, --hidden, --head-dims, --masks, --seqlens set it.
+  gqa-long  long-context grouped-query attention: Hq = 32 query heads sharing Hkv = 8 K/V heads, D = 128,
+            causal, (B, S) in (8, 4096), (1, 8192), (1, 16384) ... (1, 131072); --seqlens narrows it.
+FLOPs count the query heads, 4*B*Hq*S*S*D (halved when causal): grouping K/V heads does not change them.
+The SDPA and flex peers get grouped K/V with enable_gqa=True; a peer that rejects it is timed on K/V
+repeated to the query heads beforehand, and its row says "kv_expanded": true.
 """
 
 import argparse
@@ -21,6 +29,8 @@ import pathlib
 import statistics
 import subprocess
 import sys
+import warnings
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -30,6 +40,23 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SDPA_BACKENDS = {"fa2": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
                  "efficient": SDPBackend.EFFICIENT_ATTENTION}
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+PAPER_SEQLENS = "512,1024,2048,4096,8192,16384"
+GQA_LONG_POINTS = ((8, 4096), (1, 8192), (1, 16384), (1, 32768), (1, 65536), (1, 131072))  # (B, S)
+GQA_LONG_HEADS, GQA_LONG_HEADS_KV, GQA_LONG_DIM = 32, 8, 128
+# Longest Sq whose every query row is checked: beyond it the float32 reference, O(Sq * Sk) work that would
+# outlast the timed runs, covers the rows of sampled_rows() only.
+FULL_VERIFY_MAX_SEQLEN = 8192
+REFERENCE_CHUNK_SCORES = 2 ** 28  # float32 scores the reference holds at once: 1 GiB
+
+
+class Point(NamedTuple):
+    """One problem of a grid: q is (batch, seqlen, heads, dim), k and v are (batch, seqlen, heads_kv, dim)."""
+    batch: int
+    seqlen: int
+    heads: int
+    heads_kv: int
+    dim: int
+    causal: bool
 
 
 def parse_args():
@@ -40,14 +67,36 @@ def parse_args():
     p.add_argument("--path", choices=["auto", "hopper", "portable"], default="auto",
                    help="flashattn's CUDA kernel family")
     p.add_argument("--dtype", choices=list(DTYPES), default="bf16")
-    p.add_argument("--head-dims", default="64,128,256")
-    p.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
-    p.add_argument("--masks", default="full,causal")
-    p.add_argument("--tokens", type=int, default=16384, help="B * S")
-    p.add_argument("--hidden", type=int, default=2048, help="H * D")
+    p.add_argument("--grid", choices=list(GRIDS), default="paper", help="the problems to run (see above)")
+    p.add_argument("--head-dims", default="64,128,256", help="paper grid")
+    p.add_argument("--seqlens", help=f"paper grid (default {PAPER_SEQLENS}); narrows gqa-long to these S")
+    p.add_argument("--masks", default="full,causal", help="paper grid")
+    p.add_argument("--tokens", type=int, default=16384, help="B * S, paper grid")
+    p.add_argument("--hidden", type=int, default=2048, help="H * D, paper grid")
     p.add_argument("--samples", type=int, default=20)
     p.add_argument("--json", type=pathlib.Path, help="write the results here")
     return p.parse_args()
+
+
+def ints(csv):
+    return [int(item) for item in csv.split(",")]
+
+
+def paper_grid(args):
+    """B * S = --tokens, H * D = --hidden, K/V heads = query heads."""
+    return [Point(max(1, args.tokens // seqlen), seqlen, args.hidden // dim, args.hidden // dim, dim, mask == "causal")
+            for dim in ints(args.head_dims) for mask in args.masks.split(",")
+            for seqlen in ints(args.seqlens or PAPER_SEQLENS)]
+
+
+def gqa_long_grid(args):
+    """GQA_LONG_POINTS, causal, keeping only the S listed in --seqlens when it is given."""
+    wanted = set(ints(args.seqlens)) if args.seqlens else None
+    return [Point(batch, seqlen, GQA_LONG_HEADS, GQA_LONG_HEADS_KV, GQA_LONG_DIM, True)
+            for batch, seqlen in GQA_LONG_POINTS if wanted is None or seqlen in wanted]
+
+
+GRIDS = {"paper": paper_grid, "gqa-long": gqa_long_grid}
 
 
 def commit():
@@ -136,29 +185,57 @@ def ceilings():
     return {"bf16_matmul_tflops": 2 * 8192 ** 3 / ms / 1e9, "copy_gbps": 2 * src.numel() * 4 / copy_ms / 1e6}
 
 
-def attention(q, k, v, causal, matmul_dtype):
-    """Naive attention over (B, S, H, D) tensors, bottom-right causal, in query chunks so the scores
-    never exceed ~1 GiB. matmul_dtype float32 gives the reference (inputs upcast); the input dtype gives
-    the tolerance rule's base (matmuls in that dtype with fp32 accumulation, softmax in fp32, P rounded)."""
+def sampled_rows(seqlen_q):
+    """The query-row ranges [start, stop) verified: None (all rows) up to FULL_VERIFY_MAX_SEQLEN, beyond it
+    the first 128 rows, 128 in the middle and the last 256 (under a causal mask those see every key)."""
+    if seqlen_q <= FULL_VERIFY_MAX_SEQLEN:
+        return None
+    middle = seqlen_q // 2 - 64
+    return [(0, 128), (middle, middle + 128), (seqlen_q - 256, seqlen_q)]
+
+
+def rows_label(rows):
+    return "all" if rows is None else "sampled: " + " ".join(f"[{start},{stop})" for start, stop in rows)
+
+
+def take_rows(x, rows):
+    """The query rows `rows` of a (B, S, H, D) tensor, concatenated in order."""
+    return x if rows is None else torch.cat([x[:, start:stop] for start, stop in rows], dim=1)
+
+
+def attention(q, k, v, causal, matmul_dtype, rows=None):
+    """Naive attention over (B, S, H, D) tensors, bottom-right causal, for the query rows in `rows` (a list
+    of [start, stop) ranges; all rows when None), returned as take_rows() of the full output would be.
+    matmul_dtype float32 gives the reference (inputs upcast); the input dtype gives the tolerance rule's
+    base (matmuls in that dtype with fp32 accumulation, softmax in fp32, P rounded). Query chunks keep the
+    scores within REFERENCE_CHUNK_SCORES."""
+    batch, seqlen_q, heads = q.shape[:3]
+    seqlen_k = k.shape[1]
+    kt = k.transpose(1, 2).to(matmul_dtype, memory_format=torch.contiguous_format)  # (B, Hkv, Sk, D)
+    vt = v.transpose(1, 2).to(matmul_dtype, memory_format=torch.contiguous_format)  # (B, Hkv, Sk, Dv)
+    chunk = max(1, REFERENCE_CHUNK_SCORES // (batch * heads * seqlen_k))
+    return torch.cat([attention_rows(q, kt, vt, start, min(end, start + chunk), causal)
+                      for begin, end in rows or [(0, seqlen_q)] for start in range(begin, end, chunk)], dim=1)
+
+
+def attention_rows(q, kt, vt, start, stop, causal):
+    """Output rows [start, stop) of attention(), float32 (B, stop - start, H, Dv). The `group` query heads
+    that share K/V head h // group are stacked along the rows, so one matmul serves them and K/V are never
+    repeated; row i sits at key column i + Sk - Sq for the causal mask (bottom-right alignment)."""
     batch, seqlen_q, heads, dim = q.shape
-    seqlen_k, heads_kv = k.shape[1], k.shape[2]
-    group = heads // heads_kv
-    qt = q.transpose(1, 2).to(matmul_dtype)
-    kt = k.transpose(1, 2).to(matmul_dtype).repeat_interleave(group, dim=1)
-    vt = v.transpose(1, 2).to(matmul_dtype).repeat_interleave(group, dim=1)
-    out = torch.empty(batch, heads, seqlen_q, v.shape[-1], dtype=torch.float32, device=q.device)
-    chunk = max(1, (2 ** 28) // max(1, batch * heads * seqlen_k))
-    scale = 1.0 / math.sqrt(dim)
-    for start in range(0, seqlen_q, chunk):
-        stop = min(seqlen_q, start + chunk)
-        scores = torch.matmul(qt[:, :, start:stop], kt.transpose(-1, -2)).float() * scale
-        if causal:
-            rows = torch.arange(start, stop, device=q.device)[:, None] + (seqlen_k - seqlen_q)
-            cols = torch.arange(seqlen_k, device=q.device)[None, :]
-            scores.masked_fill_(cols > rows, float("-inf"))
-        probs = torch.softmax(scores, dim=-1).nan_to_num_(0.0)
-        out[:, :, start:stop] = torch.matmul(probs.to(matmul_dtype), vt).float()
-    return out.transpose(1, 2)
+    heads_kv, seqlen_k = kt.shape[1], kt.shape[2]
+    group, count = heads // heads_kv, stop - start
+    qg = (q[:, start:stop].to(kt.dtype).view(batch, count, heads_kv, group, dim).permute(0, 2, 3, 1, 4)
+          .reshape(batch, heads_kv, group * count, dim))
+    scores = torch.matmul(qg, kt.transpose(-1, -2)).float() * (1.0 / math.sqrt(dim))
+    scores = scores.view(batch, heads_kv, group, count, seqlen_k)
+    if causal:
+        rows = torch.arange(start, stop, device=q.device)[:, None] + (seqlen_k - seqlen_q)
+        cols = torch.arange(seqlen_k, device=q.device)[None, :]
+        scores.masked_fill_(cols > rows, float("-inf"))
+    probs = torch.softmax(scores, dim=-1).nan_to_num_(0.0).view(batch, heads_kv, group * count, seqlen_k)
+    out = torch.matmul(probs.to(kt.dtype), vt).float()  # (B, Hkv, group * count, Dv)
+    return out.view(batch, heads_kv, group, count, -1).permute(0, 3, 1, 2, 4).reshape(batch, count, heads, -1)
 
 
 def verify(out, ref, base):
@@ -181,47 +258,72 @@ def make_impl(name, q, k, v, causal, path):
             return flashattn.flash_attn_func(q, k, v, causal=causal, path=path)
         return run, lambda: flashattn.last_run()["kernel"]
     qt, kt, vt = (x.transpose(1, 2) for x in (q, k, v))
+    gqa = k.shape[2] != q.shape[2]
     if name in SDPA_BACKENDS:
         backend = SDPA_BACKENDS[name]
 
         def run():
             with sdpa_kernel(backend):
-                return F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal).transpose(1, 2)
+                return F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal, enable_gqa=gqa).transpose(1, 2)
         return run, lambda: f"sdpa_{backend.name.lower()}"
     if name == "flex":
         from torch.nn.attention.flex_attention import create_block_mask, flex_attention
         compiled = torch.compile(flex_attention, dynamic=False)
         block_mask = None
-        if causal:
-            block_mask = create_block_mask(lambda b, h, i, j: i >= j, None, None, q.shape[1], k.shape[1])
+        if causal:  # compiled, so the mask is not evaluated densely: at S = 131072 that needs 128 GiB
+            block_mask = create_block_mask(lambda b, h, i, j: i >= j, None, None, q.shape[1], k.shape[1],
+                                           _compile=True)
 
         def run():
-            return compiled(qt, kt, vt, block_mask=block_mask).transpose(1, 2)
+            return compiled(qt, kt, vt, block_mask=block_mask, enable_gqa=gqa).transpose(1, 2)
         return run, lambda: "flex_attention"
     raise ValueError(f"unknown implementation {name}")
 
 
-def bench_point(args, impls, dtype, batch, seqlen, heads, dim, causal):
+def kv_for(name, q, k, v, causal, path):
+    """The K/V that `name` is timed on and whether they are expanded: a peer that rejects grouped K/V heads
+    (RuntimeError, e.g. "No available kernel") gets them repeated to the query heads, here, before timing."""
+    group = q.shape[2] // k.shape[2]
+    if group == 1 or name == "flashattn":
+        return k, v, False
+    run, _ = make_impl(name, q, k, v, causal, path)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SDPA warns each reason it refuses; the row records the outcome
+            run()
+        return k, v, False
+    except torch.OutOfMemoryError:
+        raise
+    except RuntimeError:
+        return k.repeat_interleave(group, dim=2), v.repeat_interleave(group, dim=2), True
+
+
+def bench_point(args, impls, dtype, point):
+    batch, seqlen, heads, heads_kv, dim, causal = point
     torch.manual_seed(seqlen * 1000 + dim + causal)
-    q, k, v = (torch.randn(batch, seqlen, heads, dim, dtype=dtype, device="cuda") for _ in range(3))
-    ref = attention(q, k, v, causal, torch.float32)
-    base = attention(q, k, v, causal, dtype)
+    q = torch.randn(batch, seqlen, heads, dim, dtype=dtype, device="cuda")
+    k, v = (torch.randn(batch, seqlen, heads_kv, dim, dtype=dtype, device="cuda") for _ in range(2))
+    checked = sampled_rows(seqlen)
+    ref = attention(q, k, v, causal, torch.float32, checked)
+    base = attention(q, k, v, causal, dtype, checked)
     flops = 4 * batch * heads * seqlen * seqlen * dim * (0.5 if causal else 1.0)
     if args.op == "bwd":
         flops *= 2.5
     rows = []
     for name in impls:
-        row = {"op": args.op, "impl": name, "dtype": args.dtype, "B": batch, "H": heads, "Hk": heads, "Sq": seqlen,
-               "Sk": seqlen, "D": dim, "Dv": dim, "causal": causal, "window": [-1, 0 if causal else -1]}
+        row = {"op": args.op, "impl": name, "dtype": args.dtype, "B": batch, "H": heads, "Hk": heads_kv, "Sq": seqlen,
+               "Sk": seqlen, "D": dim, "Dv": dim, "causal": causal, "window": [-1, 0 if causal else -1],
+               "kv_expanded": False, "verified_rows": rows_label(checked)}
         try:
-            run, kernel = make_impl(name, q, k, v, causal, args.path)
+            k_in, v_in, row["kv_expanded"] = kv_for(name, q, k, v, causal, args.path)
+            run, kernel = make_impl(name, q, k_in, v_in, causal, args.path)
             out = run()
             torch.cuda.synchronize()
             row["kernel"] = kernel()
-            row["verified"], row["max_abs_err"] = verify(out, ref, base)
+            row["verified"], row["max_abs_err"] = verify(take_rows(out, checked), ref, base)
             del out
             if args.op == "bwd":
-                qg, kg, vg = (x.detach().requires_grad_() for x in (q, k, v))
+                qg, kg, vg = (x.detach().requires_grad_() for x in (q, k_in, v_in))
                 run, _ = make_impl(name, qg, kg, vg, causal, args.path)
                 out = run()
                 grad = torch.randn_like(out)
@@ -247,17 +349,16 @@ def main():
     args = parse_args()
     impls = args.impls.split(",")
     dtype = DTYPES[args.dtype]
+    points = GRIDS[args.grid](args)
+    if not points:
+        sys.exit(f"peers: --seqlens {args.seqlens} selects no point of the {args.grid} grid")
     result = {"env": environment(), "ceilings": ceilings(), "rows": []}
-    points = [(d, s, m) for d in map(int, args.head_dims.split(",")) for m in args.masks.split(",")
-              for s in map(int, args.seqlens.split(","))]
-    for index, (dim, seqlen, mask) in enumerate(points):
-        batch, heads = max(1, args.tokens // seqlen), args.hidden // dim
-        rows = bench_point(args, impls, dtype, batch, seqlen, heads, dim, mask == "causal")
+    for index, point in enumerate(points):
+        rows = bench_point(args, impls, dtype, point)
         result["rows"].extend(rows)
-        cells = "  ".join(f"{r['impl']} {r['tflops']:.0f}" if r.get("tflops") else f"{r['impl']} FAIL"
-                          for r in rows)
-        print(f"[{index + 1}/{len(points)}] D{dim} {mask:6} S{seqlen:5} B{batch} H{heads}: {cells} TFLOP/s",
-              flush=True)
+        cells = "  ".join(f"{r['impl']} {tflops_cell(r, 'FAIL')}" for r in rows)
+        print(f"[{index + 1}/{len(points)}] D{point.dim} {'causal' if point.causal else 'full':6} S{point.seqlen:<6} "
+              f"B{point.batch} H{point.heads}/{point.heads_kv}: {cells} TFLOP/s", flush=True)
     result["env"]["sm_clock_mhz"] = nvidia_smi("clocks.sm")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -265,20 +366,30 @@ def main():
     summarize(result, impls)
 
 
+def tflops_cell(row, untimed):
+    """A row's TFLOP/s, marked "*" when the peer ran on expanded K/V; `untimed` when it has no time."""
+    if not row.get("tflops"):
+        return untimed
+    return f"{row['tflops']:.0f}{'*' if row['kv_expanded'] else ''}"
+
+
 def summarize(result, impls):
     print(f"\nceilings: {result['ceilings']['bf16_matmul_tflops']:.0f} TFLOP/s bf16 matmul, "
           f"{result['ceilings']['copy_gbps']:.0f} GB/s copy")
-    print("D    mask    S      " + "".join(f"{name:>11}" for name in impls) + "   flashattn/fa2  verified")
+    print("D    mask    S       B   Hq/Hkv" + "".join(f"{name:>11}" for name in impls) + "   flashattn/fa2  verified")
     keyed = {}
     for row in result["rows"]:
-        keyed.setdefault((row["D"], row["causal"], row["Sq"]), {})[row["impl"]] = row
-    for (dim, causal, seqlen), by_impl in keyed.items():
-        cells = "".join(f"{by_impl[n]['tflops']:>11.0f}" if by_impl.get(n, {}).get("tflops") else f"{'–':>11}"
-                        for n in impls)
+        keyed.setdefault((row["D"], row["causal"], row["Sq"], row["B"], row["H"], row["Hk"]), {})[row["impl"]] = row
+    for (dim, causal, seqlen, batch, heads, heads_kv), by_impl in keyed.items():
+        cells = "".join(f"{tflops_cell(by_impl.get(n, {}), '–'):>11}" for n in impls)
         ours, fa2 = by_impl.get("flashattn", {}).get("tflops"), by_impl.get("fa2", {}).get("tflops")
         ratio = f"{ours / fa2:>14.2f}" if ours and fa2 else f"{'–':>14}"
         verified = all(r.get("verified") for r in by_impl.values())
-        print(f"{dim:<5}{'causal' if causal else 'full':8}{seqlen:<7}{cells}{ratio}  {verified}")
+        sampled = " (sampled rows)" if any(r["verified_rows"] != "all" for r in by_impl.values()) else ""
+        print(f"{dim:<5}{'causal' if causal else 'full':8}{seqlen:<8}{batch:<4}{f'{heads}/{heads_kv}':<6}"
+              f"{cells}{ratio}  {verified}{sampled}")
+    if any(row["kv_expanded"] for row in result["rows"]):
+        print("* K/V repeated to the query heads before timing: the peer rejected grouped K/V (enable_gqa)")
 
 
 if __name__ == "__main__":

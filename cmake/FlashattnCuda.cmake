@@ -35,6 +35,10 @@ include(FlashattnCutlass)
 set(FLASHATTN_HEAD_DIMS "AUTO" CACHE STRING "CUDA kernel head dims to build, e.g. 64;128 (AUTO: all with a GPU, else 128)")
 set(FLASHATTN_DTYPES "AUTO" CACHE STRING "CUDA kernel dtypes to build, e.g. fp16;bf16 (AUTO: all with a GPU, else bf16)")
 option(FLASHATTN_PTXAS_VERBOSE "Print registers, spills and shared memory of every CUDA kernel (-Xptxas -v)" OFF)
+# Measurement builds only (src/cuda/sm90/tile_fwd_sm90.hpp): turn one design choice of the sm90 kernels off.
+set(FLASHATTN_SM90_ABLATION "none" CACHE STRING
+    "Ablation build of the sm90 kernels: none, no_pingpong, no_overlap, no_overlap_no_pingpong or stages_3")
+set_property(CACHE FLASHATTN_SM90_ABLATION PROPERTY STRINGS none no_pingpong no_overlap no_overlap_no_pingpong stages_3)
 
 function(flashattn_add_cuda_sources target)
   file(GLOB_RECURSE cuda_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu ${PROJECT_SOURCE_DIR}/src/cuda/*.cpp)
@@ -42,6 +46,10 @@ function(flashattn_add_cuda_sources target)
   target_compile_definitions(${target} PRIVATE FLASHATTN_WITH_CUDA=1)
   target_link_libraries(${target} PRIVATE CUDA::cudart)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+  if(NOT FLASHATTN_SM90_ABLATION STREQUAL "none")
+    message(WARNING "flashattn: ablation build (${FLASHATTN_SM90_ABLATION}): for measurements only")
+    target_compile_definitions(${target} PRIVATE FLASHATTN_SM90_ABLATION=${FLASHATTN_SM90_ABLATION})
+  endif()
 
   flashattn_find_cutlass()
   target_include_directories(${target} SYSTEM PRIVATE ${FLASHATTN_CUTLASS_INCLUDE_DIR})

@@ -109,6 +109,7 @@ pybind11::dict last_run() {
   d["kernel"] = g_last_run.kernel;
   d["block_m"] = g_last_run.block_m;
   d["block_n"] = g_last_run.block_n;
+  d["num_ctas"] = g_last_run.num_ctas;
   d["num_splits"] = g_last_run.num_splits;
   d["launched"] = g_last_run.launched;
   d["fell_back"] = g_last_run.fell_back;

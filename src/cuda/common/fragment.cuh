@@ -35,16 +35,25 @@ __device__ __forceinline__ constexpr auto acc_as_a_layout(Layout layout) {
   return make_layout(make_layout(get<0>(split), get<2, 0>(split)), get<1>(split), get<2, 1>(split));
 }
 
-/// A register tensor of `To` with the layout of `from` (a compact fp32 register tensor), rounded to
-/// nearest even, converted in vectors.
-template <class To, class Tensor>
-__device__ __forceinline__ auto convert_fragment(const Tensor& from) {
-  using From = typename std::remove_cv_t<std::remove_reference_t<Tensor>>::value_type;
+/// Rounds a compact fp32 register tensor `from` into `to` (same size, element type To) to nearest even,
+/// converted in vectors.
+template <class FromTensor, class ToTensor>
+__device__ __forceinline__ void convert_fragment_into(const FromTensor& from, ToTensor& to) {
+  using From = typename std::remove_cv_t<std::remove_reference_t<FromTensor>>::value_type;
+  using To = typename std::remove_cv_t<std::remove_reference_t<ToTensor>>::value_type;
   constexpr int kN = decltype(cute::size(from))::value;
-  auto to = cute::make_tensor<To>(from.layout());
+  static_assert(decltype(cute::size(to))::value == kN, "conversion keeps the element count");
   cutlass::NumericArrayConverter<To, From, kN> convert;
   *reinterpret_cast<cutlass::Array<To, kN>*>(to.data()) =
       convert(*reinterpret_cast<const cutlass::Array<From, kN>*>(from.data()));
+}
+
+/// A register tensor of `To` with the layout of `from` (a compact fp32 register tensor), rounded to
+/// nearest even.
+template <class To, class Tensor>
+__device__ __forceinline__ auto convert_fragment(const Tensor& from) {
+  auto to = cute::make_tensor<To>(from.layout());
+  convert_fragment_into(from, to);
   return to;
 }
 

@@ -17,6 +17,7 @@ namespace flashattn::cuda {
 
 class KeyRange {
  public:
+  KeyRange() = default;
   __device__ KeyRange(const ForwardParams& p, int seqlen_q, int seqlen_k)
       : offset_(std::int64_t{seqlen_k} - seqlen_q),
         left_(p.window_left),
@@ -48,28 +49,68 @@ enum class MaskEdges {
   both,  ///< Any column may fall outside either end (sliding windows, score mods).
 };
 
-/// Applies the mask (masked scores become -inf) and, when kAlibi, the bias -slope_log2 * |i + offset - j|
-/// to a tile of scores in the log2 domain. `scores` is (ROWS, COLS) in registers; `coords` holds the
+/// The kept key interval of each query row one thread holds, found once per block, so that masking a tile
+/// in the main loop costs two int compares per score and no 64-bit arithmetic. Every bound fits an int:
+/// key_begin and key_end lie in [0, seqlen_k], and the diagonal i + Sk - Sq of a row i < Sq in [-Sq, Sk).
+template <int kRows>
+class RowKeyIntervals {
+ public:
+  /// `coords` (kRows, COLS) holds the (row, column) within the block of each score the thread holds; the
+  /// block's first row is query row `row0` of the sequence.
+  template <class Coords>
+  __device__ __forceinline__ RowKeyIntervals(const Coords& coords, int row0, const KeyRange& range) {
+    using namespace cute;
+    static_assert(decltype(size<0>(coords))::value == kRows);
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      const int row = row0 + get<0>(coords(r, 0));
+      begin_[r] = range.key_begin(row);
+      end_[r] = range.key_end(row);
+      diagonal_[r] = static_cast<int>(range.diagonal(row));
+    }
+  }
+
+  /// Applies the mask (masked scores become -inf) and, when kAlibi, the bias -slope_log2 * |i + offset - j|
+  /// to the tile of scores (log2 domain, (kRows, COLS) in registers) whose first column is key col0.
+  template <bool kAlibi, MaskEdges kEdges = MaskEdges::both, class Scores, class Coords>
+  __device__ __forceinline__ void apply(Scores& scores, const Coords& coords, int col0, float slope_log2) const {
+    using namespace cute;
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      // Bounds relative to the tile's first column keep the per-element test to one int compare each.
+      const int begin = begin_[r] - col0;
+      const int end = end_[r] - col0;
+      // ALiBi distance of the row's first score (int64: diagonal - col0 may leave the int range when
+      // Sq + Sk >= 2^31); the other columns differ from it by compile-time offsets, so each score costs one
+      // FADD and one FFMA. Exact while |distance| < 2^24, then within fp32 rounding of the bias.
+      const int col_first = get<1>(coords(r, 0));
+      const float distance_first =
+          kAlibi ? static_cast<float>(std::int64_t{diagonal_[r]} - col0 - col_first) : 0.0f;
+      CUTE_UNROLL
+      for (int c = 0; c < size<1>(scores); ++c) {
+        const int col = get<1>(coords(r, c));
+        if constexpr (kAlibi) {
+          scores(r, c) -= slope_log2 * fabsf(distance_first - static_cast<float>(col - col_first));
+        }
+        const bool outside = kEdges == MaskEdges::end ? col >= end : col < begin || col >= end;
+        if (outside) scores(r, c) = -INFINITY;
+      }
+    }
+  }
+
+ private:
+  int begin_[kRows];
+  int end_[kRows];
+  int diagonal_[kRows];
+};
+
+/// Masks one tile without precomputed intervals (see RowKeyIntervals::apply): `coords` holds the
 /// (row, column) of each element within the tile, whose first element is (row0, col0) of the sequence.
 template <bool kAlibi, MaskEdges kEdges = MaskEdges::both, class Scores, class Coords>
 __device__ __forceinline__ void mask_scores(Scores& scores, const Coords& coords, int row0, int col0,
                                             const KeyRange& range, float slope_log2) {
-  using namespace cute;
-  CUTE_UNROLL
-  for (int r = 0; r < size<0>(scores); ++r) {
-    const int row = row0 + get<0>(coords(r, 0));
-    // Bounds relative to the tile's first column keep the per-element test to one int compare each.
-    const int begin = range.key_begin(row) - col0;
-    const int end = range.key_end(row) - col0;
-    const std::int64_t diagonal = range.diagonal(row) - col0;
-    CUTE_UNROLL
-    for (int c = 0; c < size<1>(scores); ++c) {
-      const int col = get<1>(coords(r, c));
-      if constexpr (kAlibi) scores(r, c) -= slope_log2 * fabsf(static_cast<float>(diagonal - col));
-      const bool outside = kEdges == MaskEdges::end ? col >= end : col < begin || col >= end;
-      if (outside) scores(r, c) = -INFINITY;
-    }
-  }
+  constexpr int kRows = decltype(cute::size<0>(scores))::value;
+  RowKeyIntervals<kRows>(coords, row0, range).template apply<kAlibi, kEdges>(scores, coords, col0, slope_log2);
 }
 
 }  // namespace flashattn::cuda

@@ -41,15 +41,30 @@ class OnlineSoftmax {
     }
   }
 
+  /// How O must be rescaled after a tile moved the row maxima: acc_o(r, :) *= factor[r]. `needed` is
+  /// uniform over the warp and false when no row of the warp changed its max (every factor is then
+  /// exactly 1), which is most tiles of a long sequence.
+  struct Rescale {
+    float factor[kRows];
+    bool needed;
+  };
+
   /// Folds one tile of scores into the state: `scores` (kRows, COLS) becomes the unnormalised
   /// probabilities exp2(t - t_max); `acc_o` (kRows, HEAD_DIM) is rescaled to the new max. Every lane of
-  /// the warp must call it together: the rescale of O is skipped when no row of the warp changed its
-  /// max (the correction is then exactly 1), which is most tiles of a long sequence.
+  /// the warp must call it together.
   template <class Scores, class AccO>
   __device__ __forceinline__ void update(Scores& scores, AccO& acc_o) {
+    const Rescale rescale = fold(scores);
+    apply(rescale, acc_o);
+  }
+
+  /// The first half of update(), for callers whose O is still being written by the tensor cores: folds
+  /// the tile into the row maxima and sums and returns how O must be rescaled once it can be touched.
+  template <class Scores>
+  __device__ __forceinline__ Rescale fold(Scores& scores) {
     using namespace cute;
-    static_assert(decltype(size<0>(scores))::value == kRows && decltype(size<0>(acc_o))::value == kRows);
-    float correction[kRows];
+    static_assert(decltype(size<0>(scores))::value == kRows);
+    Rescale rescale;
     bool max_changed = false;
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
@@ -60,8 +75,8 @@ class OnlineSoftmax {
       const float new_max = fmaxf(row_max_[r], tile_max);
       // A row with every key masked so far keeps max -inf; subtract 0 instead so exp2 sees -inf, not NaN.
       const float base = new_max == -INFINITY ? 0.0f : new_max * scale_log2_;
-      correction[r] = exp2_approx(row_max_[r] * scale_log2_ - base);
-      max_changed |= correction[r] != 1.0f;
+      rescale.factor[r] = exp2_approx(row_max_[r] * scale_log2_ - base);
+      max_changed |= rescale.factor[r] != 1.0f;
       row_max_[r] = new_max;
       float tile_sum = 0.0f;
       CUTE_UNROLL
@@ -69,14 +84,22 @@ class OnlineSoftmax {
         scores(r, c) = exp2_approx(scores(r, c) * scale_log2_ - base);
         tile_sum += scores(r, c);
       }
-      row_sum_[r] = row_sum_[r] * correction[r] + tile_sum;
+      row_sum_[r] = row_sum_[r] * rescale.factor[r] + tile_sum;
     }
-    if (__any_sync(0xffffffffu, max_changed)) {
+    rescale.needed = __any_sync(0xffffffffu, max_changed);
+    return rescale;
+  }
+
+  /// The second half of update(): rescales `acc_o` (kRows, HEAD_DIM) as fold() asked.
+  template <class AccO>
+  __device__ __forceinline__ static void apply(const Rescale& rescale, AccO& acc_o) {
+    using namespace cute;
+    static_assert(decltype(size<0>(acc_o))::value == kRows);
+    if (!rescale.needed) return;
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
       CUTE_UNROLL
-      for (int r = 0; r < kRows; ++r) {
-        CUTE_UNROLL
-        for (int c = 0; c < size<1>(acc_o); ++c) acc_o(r, c) *= correction[r];
-      }
+      for (int c = 0; c < size<1>(acc_o); ++c) acc_o(r, c) *= rescale.factor[r];
     }
   }
 

@@ -44,6 +44,7 @@ Status launch_fwd_sm80_tile(const ForwardParams& params, const AttentionArgs& ar
     return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " +
                                          std::to_string(Layouts::kBlockM) + ") must stay below 2^31 CTAs"};
   }
+  info.num_ctas = static_cast<int>(ctas);
   DeviceGuard guard(args.device.index);
   if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
   auto* kernel = &fwd_sm80_kernel<Element, kHeadDim, kRegime>;

@@ -1,6 +1,6 @@
 // flashattn — the epilogue of the Hopper forward kernel: each consumer warpgroup rounds its 64 rows of O
 // (fp32 registers, already normalised) to the element type, stages them in shared memory (its rows of
-// Q's buffer, which only its own wgmma read) with stmatrix, and writes whole rows to global memory in
+// O's buffer, or of Q's buffer, which only its own wgmma read, where O gets none) with stmatrix, and writes whole rows to global memory in
 // 16-byte vectors, leaving rows past the sequence's end alone (in a varlen batch they belong to the next
 // sequence). lse is written by the lane holding each row's first column.
 // Dense tiles can later leave through a TMA store instead; varlen tails keep the vector stores.
@@ -20,17 +20,20 @@ struct FwdEpilogueSm90 {
   using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
   static constexpr int kBlockM = Layouts::kBlockM;
 
-  /// tOrO: (MMA, MMA_M, MMA_N) fp32 of TiledMmaPV for consumer thread `thread` of warpgroup
+  /// tOrO: (MMA, MMA_M, MMA_N) fp32 of TiledMmaPV of the calling consumer thread, of warpgroup
   /// `warp_group`; lse: natural-log lse of the thread's rows in the order of gmma_acc_rowcol; gO:
   /// (BLOCK_M, HEAD_DIM) of the block; lse_out: the block's first lse entry, or null.
   template <class AccO, class GO, int kRows>
   __device__ static void store(typename Layouts::SharedStorage& smem, const AccO& tOrO,
-                               const float (&lse)[kRows], GO& gO, float* lse_out, int q_rows, int thread,
+                               const float (&lse)[kRows], GO& gO, float* lse_out, int q_rows,
                                int warp_group) {
     using namespace cute;
-    Tensor sO =
-        make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutO{});  // (BLOCK_M, HEAD_DIM)
+    const int thread = thread_index_in_loop() - 128;  // among the consumer threads
+    Tensor sO = make_tensor(make_smem_ptr(smem.o()), typename Layouts::SmemLayoutO{});  // (BLOCK_M, HEAD_DIM)
     typename Layouts::TiledMmaPV mma;
+    // The warpgroup's threads may still be reading the previous tile's rows (a tile without keys has no
+    // barrier between two epilogues).
+    named_barrier_sync(128, FwdBarrier::kWarpGroup, warp_group);
 
     // Registers -> shared memory: stmatrix writes 8x8 blocks of 16-bit values, a row per lane.
     Tensor rO = convert_fragment<Element>(tOrO);

@@ -1,7 +1,14 @@
-// flashattn — the Hopper forward kernel, warp-specialised: warpgroup 0 produces (one thread issues every
-// TMA load, the warpgroup gives most of its registers away with setmaxnreg), warpgroups 1.. consume
-// (wgmma, softmax, epilogue; each takes 240 registers). One CTA computes BLOCK_M query rows of one
-// (batch, head) against every key tile those rows keep; masked-out key tiles are never loaded.
+// flashattn — the Hopper forward kernel, persistent and warp-specialised: warpgroup 0 produces (one thread
+// issues every TMA load, the warpgroup gives most of its registers away with setmaxnreg), warpgroups 1..
+// consume (wgmma, softmax, epilogue; each takes 240 registers). Each CTA walks its tiles of the
+// scheduler's order; per tile it computes BLOCK_M query rows of one (batch, head) against every key tile
+// those rows keep (masked-out key tiles are never loaded).
+//
+// Across tiles the K/V stage rings simply continue, so the producer loads the next tile's K and V while
+// the consumers finish the current one. Q has one buffer: q_full (a transaction barrier) says a tile's Q
+// landed, q_free (all consumer threads arrive) says the consumers are done with it — after their last
+// Q·Kᵀ when O has a buffer of its own, after the epilogue when O is staged through Q's buffer. Every tile
+// completes one phase of each, so both sides track the phase by counting tiles.
 //
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
@@ -35,11 +42,10 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   using Mainloop = FwdMainloopSm90<Element, kHeadDim>;
   using Epilogue = FwdEpilogueSm90<Element, kHeadDim>;
   using Pipeline = typename Layouts::Pipeline;
-  using Scheduler = SingleTileScheduler;
+  using Scheduler = PersistentTileScheduler;
   constexpr int kBlockM = Layouts::kBlockM;
-  constexpr int kBlockN = Layouts::kBlockN;
   static_assert(Layouts::kConsumerWarpGroups == 2,
-                "two consumer warpgroups: the register split above assumes 384 threads");
+                "two consumer warpgroups: the register split above and the ping-pong assume 384 threads");
   static_assert(kProducerRegisters * 128 + kConsumerRegisters * Layouts::kConsumerThreads <= 65536,
                 "setmaxnreg cannot hand out more registers than the SM has");
   static_assert(kProducerRegisters % 8 == 0 && kConsumerRegisters % 8 == 0,
@@ -49,25 +55,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   extern __shared__ __align__(1024) char smem_buffer[];
   auto& smem = *reinterpret_cast<typename Layouts::SharedStorage*>(smem_buffer);
   const ForwardParams& p = params.base.problem;
-
-  const Scheduler::Tile tile = Scheduler::tile(params.base);
-  const BlockInfo info(p, tile.batch, tile.head);
-  typename Mainloop::Work work;
-  work.row0 = tile.m_block * kBlockM;
-  if (work.row0 >= info.seqlen_q) return;  // varlen: this sequence is shorter than the longest (uniform)
-  work.q_rows = min(kBlockM, info.seqlen_q - work.row0);
-  work.seqlen_k = info.seqlen_k;
-  const KeyRange range(p, info.seqlen_q, info.seqlen_k);
-  // Row intervals grow with the row, so the block needs keys [begin(first row), end(last row)).
-  work.n_begin = range.key_begin(work.row0) / kBlockN;
-  work.n_end = (range.key_end(work.row0 + work.q_rows - 1) + kBlockN - 1) / kBlockN;
-  work.q_row_offset = p.q_start(info.batch);
-  work.k_row_offset = p.k_start(info.batch);
-  work.tma_batch = p.is_varlen() ? 0 : info.batch;
-  work.head = info.head;
-  work.head_kv = info.head_kv;
-  work.slope_log2 =
-      params.base.has_alibi ? p.alibi_slopes[info.batch * p.alibi_batch_stride + info.head] * kLog2e : 0.0f;
+  const Scheduler::Order& order = params.order;
 
   const int warp_group = cutlass::canonical_warp_group_idx();
   typename Pipeline::Params pipeline_params;
@@ -76,38 +64,61 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
       warp_group == 0 ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
   pipeline_params.is_leader = threadIdx.x == 0;
   pipeline_params.num_consumers = Layouts::kConsumerThreads;
-  if (threadIdx.x == 0) smem.barrier_q.init(1);
+  if (threadIdx.x == 0) {
+    smem.barriers.q_full.init(1);
+    smem.barriers.q_free.init(Layouts::kConsumerThreads);
+  }
   // Warp 0 initialises the stage barriers (and fences their initialisation); the CTA barrier publishes
   // every barrier before first use.
-  Pipeline pipeline_k(smem.pipeline_k, pipeline_params, Shape<_1, _1, _1>{});
-  Pipeline pipeline_v(smem.pipeline_v, pipeline_params, Shape<_1, _1, _1>{});
+  Pipeline pipeline_k(smem.barriers.pipeline_k, pipeline_params, Shape<_1, _1, _1>{});
+  Pipeline pipeline_v(smem.barriers.pipeline_v, pipeline_params, Shape<_1, _1, _1>{});
   __syncthreads();
 
   if (warp_group == 0) {
     cutlass::arch::warpgroup_reg_dealloc<kProducerRegisters>();
-    if (threadIdx.x == 0) {
-      auto write = cutlass::make_producer_start_state<Pipeline>();
+    if (threadIdx.x != 0) return;
+    auto write = cutlass::make_producer_start_state<Pipeline>();
+    int tiles_done = 0;
+    for (std::int64_t index = blockIdx.x; index < order.tiles; index += gridDim.x) {
+      typename Mainloop::Work work;
+      if (!Mainloop::make_work(params, Scheduler::tile(order, index), work)) continue;
+      if (tiles_done > 0) smem.barriers.q_free.wait((tiles_done - 1) & 1);
       Mainloop::load(params, smem, pipeline_k, pipeline_v, write, work);
+      ++tiles_done;
     }
-  } else {
-    cutlass::arch::warpgroup_reg_alloc<kConsumerRegisters>();
-    const int thread = threadIdx.x - 128;
+    return;
+  }
+
+  cutlass::arch::warpgroup_reg_alloc<kConsumerRegisters>();
+  const int thread = threadIdx.x - 128;
+  const PingPong<Layouts::kPingPong> pingpong(warp_group - 1);
+  pingpong.start();
+  typename Mainloop::PipelineState read;
+  int tiles_done = 0;
+  for (std::int64_t index = blockIdx.x; index < order.tiles; index += gridDim.x) {
+    const Scheduler::Tile tile = Scheduler::tile(order, index);
+    typename Mainloop::Work work;
+    if (!Mainloop::make_work(params, tile, work)) continue;
     typename Layouts::TiledMmaPV mma_pv;
     Tensor tOrO =
         partition_fragment_C(mma_pv, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // (MMA, MMA_M, MMA_N) fp32
     clear(tOrO);
     typename Mainloop::Softmax softmax(params.base.softmax_scale_log2);
-    typename Mainloop::PipelineState read;
-    Mainloop::consume(params, smem, pipeline_k, pipeline_v, read, work, range, thread, tOrO, softmax);
+    smem.barriers.q_full.wait(tiles_done & 1);
+    Mainloop::consume(params, smem, pipeline_k, pipeline_v, read, work, thread, pingpong, tOrO, softmax);
+    if constexpr (Layouts::kOwnOBuffer) smem.barriers.q_free.arrive();
 
     float lse[Mainloop::kRowsPerThread];
     Tensor tOrO_rc = gmma_acc_rowcol(tOrO);
     softmax.finalize(tOrO_rc, lse);
+    const BlockInfo info(p, tile.batch, tile.head);
     Tensor gO = make_tensor(make_gmem_ptr(static_cast<Element*>(p.out) + info.out_offset(p, work.row0)),
                             Shape<Int<kBlockM>, Int<kHeadDim>>{},
                             make_stride(p.out_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM)
     float* lse_out = p.lse != nullptr ? p.lse + info.lse_offset(p, work.row0) : nullptr;
-    Epilogue::store(smem, tOrO, lse, gO, lse_out, work.q_rows, thread, warp_group - 1);
+    Epilogue::store(smem, tOrO, lse, gO, lse_out, work.q_rows, warp_group - 1);
+    if constexpr (!Layouts::kOwnOBuffer) smem.barriers.q_free.arrive();
+    ++tiles_done;
   }
 #endif
 }

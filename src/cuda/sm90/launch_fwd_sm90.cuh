@@ -26,22 +26,28 @@ Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, R
   info.block_n = Layouts::kBlockN;
   info.num_splits = 1;
   info.num_threads = 0;
-  const std::int64_t ctas = SingleTileScheduler::grid_size(make_fwd_kernel_params(params, Layouts::kBlockM));
-  if (ctas == 0) return {};
-  if (ctas > std::numeric_limits<std::int32_t>::max()) {
-    return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " +
-                                         std::to_string(Layouts::kBlockM) + ") must stay below 2^31 CTAs"};
+  info.kernel += fwd_ablation_suffix_sm90();
+  const FwdKernelParams base = make_fwd_kernel_params(params, Layouts::kBlockM);
+  if (std::int64_t{base.num_m_blocks} * params.batch * params.heads > std::numeric_limits<std::int32_t>::max()) {
+    return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " + std::to_string(Layouts::kBlockM) +
+                                         ") must stay below 2^31 tiles"};
   }
   DeviceGuard guard(args.device.index);
   if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
   const FwdParamsSm90<Element, kHeadDim> kernel_params =
       make_fwd_params_sm90<Element, kHeadDim>(params, args);
+  if (kernel_params.order.tiles == 0) return {};
+  int multiprocessors = 0;
+  cudaError_t error = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, args.device.index);
+  if (error != cudaSuccess) return cuda_error("cudaDeviceGetAttribute(multiprocessors)", error);
+  const int ctas = PersistentTileScheduler::grid_size(kernel_params.order, multiprocessors);
+  info.num_ctas = ctas;
   auto* kernel = &fwd_sm90_kernel<Element, kHeadDim>;
   constexpr int kSmem = Layouts::kSmemBytes;
   // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in (once per device and kernel).
-  cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (error != cudaSuccess) return cuda_error("cudaFuncSetAttribute(shared memory)", error);
-  kernel<<<static_cast<unsigned>(ctas), Layouts::kThreads, kSmem, static_cast<cudaStream_t>(args.stream)>>>(
+  kernel<<<ctas, Layouts::kThreads, kSmem, static_cast<cudaStream_t>(args.stream)>>>(
       kernel_params);
   error = cudaGetLastError();
   if (error != cudaSuccess) return cuda_error("fwd_sm90 launch", error);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <cutlass/arch/barrier.h>
 #include <cute/tensor.hpp>
@@ -20,6 +21,8 @@ struct FwdLayoutsSm90 {
   static constexpr int kBlockN = kTile.block_n;
   static constexpr int kStages = kTile.stages;
   static constexpr int kConsumerWarpGroups = kTile.consumer_warpgroups;
+  static constexpr bool kIntraWarpgroupOverlap = kTile.intra_warpgroup_overlap;
+  static constexpr bool kPingPong = kTile.pingpong;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   static_assert(kBlockM == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 query rows");
@@ -56,7 +59,7 @@ struct FwdLayoutsSm90 {
       decltype(cute::tile_to_shape(cute::GMMA::Layout_MN_SW128_Atom<Element>{},
                                    cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>,
                                                cute::Int<kStages>>{}));  // (HEAD_DIM, BLOCK_N, PIPE)
-  using SmemLayoutO = SmemLayoutQ;  // O is staged through Q's buffer in the epilogue
+  using SmemLayoutO = SmemLayoutQ;  // (BLOCK_M, HEAD_DIM), the epilogue's staging of O
 
   // ---- TMA: global tensors as (rows, head dim, heads, batch); V as (head dim, rows, heads, batch). Varlen
   // inputs are one batch of total rows, each sequence a row offset. Rows past the extent read as zero.
@@ -90,16 +93,38 @@ struct FwdLayoutsSm90 {
 
   using Pipeline = cutlass::PipelineTmaAsync<kStages>;
 
-  struct SharedStorage {
-    // 1024-byte alignment: a 128-byte swizzle pattern repeats every 8 rows of 128 bytes, and TMA and
-    // wgmma compute it from address bits.
+  /// Bytes of every buffer but O's staging; O gets its own buffer when it fits next to them, so the next
+  /// tile's Q can load during the epilogue; otherwise (D = 256) it is staged through Q's buffer.
+  static constexpr int kSmemBytesQKV =
+      static_cast<int>(sizeof(Element)) *
+      (cute::cosize_v<SmemLayoutQ> + cute::cosize_v<SmemLayoutK> + cute::cosize_v<SmemLayoutVt>);
+  static constexpr bool kOwnOBuffer =
+      kSmemBytesQKV + static_cast<int>(sizeof(Element)) * cute::cosize_v<SmemLayoutO> + 1024 <= 227 * 1024;
+
+  struct Barriers {
+    typename Pipeline::SharedStorage pipeline_k;
+    typename Pipeline::SharedStorage pipeline_v;
+    cutlass::arch::ClusterTransactionBarrier q_full;  ///< Q of the tile landed (TMA transaction bytes).
+    cutlass::arch::ClusterBarrier q_free;  ///< Every consumer thread is done with Q's buffer (tile's last read).
+  };
+  // 1024-byte alignment: a 128-byte swizzle pattern repeats every 8 rows of 128 bytes, and TMA and
+  // wgmma compute it from address bits.
+  struct StorageOwnO {
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> k;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutVt>> v;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutO>> o_buffer;
+    Barriers barriers;
+    __device__ Element* o() { return o_buffer.data(); }
+  };
+  struct StorageSharedO {
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q;  // Q, then O
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> k;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutVt>> v;
-    typename Pipeline::SharedStorage pipeline_k;
-    typename Pipeline::SharedStorage pipeline_v;
-    cutlass::arch::ClusterTransactionBarrier barrier_q;
+    Barriers barriers;
+    __device__ Element* o() { return q.data(); }
   };
+  using SharedStorage = std::conditional_t<kOwnOBuffer, StorageOwnO, StorageSharedO>;
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");
 };

@@ -10,11 +10,15 @@
 //
 // Key tiles are visited from the last to the first, as in the portable kernel: the partial sequence-end
 // tile and the causal diagonal come first, and only the tiles that cross a row's key interval (or every
-// tile when softcap or ALiBi is on) pay for masking.
+// tile when softmax score mods are on) pay for masking.
 //
-// Both consumer warpgroups step through the same key tiles, so they share every stage. The steps run one
-// after the other for now; intra-warpgroup overlap (issue S of tile n-1 before the softmax of tile n) and
-// ping-pong between the warpgroups (named barriers in primitives_sm90.cuh) slot into `consume`.
+// Two overlaps keep the tensor cores busy while the softmax runs on the CUDA cores (FlashAttention-3):
+//  - intra-warpgroup: step n issues S_n = Q·K_nᵀ and O += P_{n+1}·V_{n+1} together, then runs the softmax
+//    of S_n while the P·V product is still executing; O is rescaled for S_n's maxima at the next step,
+//    before its P·V is issued. The producer therefore loads K one tile ahead of V.
+//  - ping-pong: the two consumer warpgroups take turns issuing their step's wgmmas (named barriers), so
+//    one warpgroup's softmax runs under the other's products.
+// Both consumer warpgroups step through the same key tiles, so they share every stage.
 #pragma once
 
 #include <cmath>
@@ -24,6 +28,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
+#include "cuda/common/block_info.cuh"
 #include "cuda/common/fragment.cuh"
 #include "cuda/common/fwd_kernel_params.hpp"
 #include "cuda/common/mask.cuh"
@@ -32,6 +37,7 @@
 #include "cuda/sm90/layouts_fwd_sm90.cuh"
 #include "cuda/sm90/params_fwd_sm90.cuh"
 #include "cuda/sm90/primitives_sm90.cuh"
+#include "cuda/sm90/tile_scheduler_sm90.hpp"
 
 namespace flashattn::cuda::sm90 {
 
@@ -61,15 +67,42 @@ struct FwdMainloopSm90 {
     int head;
     int head_kv;
     float slope_log2;  ///< ALiBi slope * log2(e) of this (batch, head); unused without ALiBi.
+    KeyRange range;    ///< The key interval of each query row.
     __device__ bool has_keys() const { return n_end > n_begin; }
   };
 
-  /// Producer: issues every TMA load of the block. Called by one thread.
+  /// The work of `tile` (m_block, head, batch), or nothing when the block starts past its sequence's end
+  /// (varlen: the sequence is shorter than the longest).
+  __device__ static bool make_work(const Params& params, const PersistentTileScheduler::Tile& tile, Work& work) {
+    const ForwardParams& p = params.base.problem;
+    const BlockInfo info(p, tile.batch, tile.head);
+    const int row0 = tile.m_block * kBlockM;
+    if (row0 >= info.seqlen_q) return false;
+    const KeyRange range(p, info.seqlen_q, info.seqlen_k);
+    const int q_rows = min(kBlockM, info.seqlen_q - row0);
+    // Row intervals grow with the row, so the block needs keys [begin(first row), end(last row)).
+    work = {row0,
+            q_rows,
+            info.seqlen_k,
+            range.key_begin(row0) / kBlockN,
+            (range.key_end(row0 + q_rows - 1) + kBlockN - 1) / kBlockN,
+            p.q_start(info.batch),
+            p.k_start(info.batch),
+            p.is_varlen() ? 0 : info.batch,
+            info.head,
+            info.head_kv,
+            params.base.has_alibi ? p.alibi_slopes[info.batch * p.alibi_batch_stride + info.head] * kLog2e : 0.0f,
+            range};
+    return true;
+  }
+
+  /// Producer: issues every TMA load of the block: Q (always, so that every tile completes one phase of
+  /// q_full), then K of tile n before V of tile n + 1 (the order the consumers read them in). Called by one
+  /// thread, once Q's buffer is free.
   __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem,
                               Pipeline& pipeline_k, Pipeline& pipeline_v, PipelineState& write,
                               const Work& work) {
     using namespace cute;
-    if (!work.has_keys()) return;  // nothing to read; the consumers never wait for Q either
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});
     Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
     Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});
@@ -92,30 +125,46 @@ struct FwdMainloopSm90 {
 
     auto [tQgQ, tQsQ] = tma_partition(params.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ),
                                       group_modes<0, 2>(gQ));  // (TMA), (TMA)
-    auto [tKgK, tKsK] = tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK),
-                                      group_modes<0, 2>(gK));  // (TMA, n), (TMA, PIPE)
-    auto [tVgV, tVsV] = tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sVt),
-                                      group_modes<0, 2>(gVt));  // (TMA, n), (TMA, PIPE)
+    // (TMA, n) global and (TMA, PIPE) shared partitions of K and V.
+    const auto tK = tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK),
+                                  group_modes<0, 2>(gK));
+    const auto tV = tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sVt),
+                                  group_modes<0, 2>(gVt));
+    auto load_k = [&](int n, PipelineState& state) {
+      pipeline_k.producer_acquire(state);
+      copy(params.tma_k.with(*pipeline_k.producer_get_barrier(state)), get<0>(tK)(_, n),
+           get<1>(tK)(_, state.index()));
+      ++state;
+    };
+    auto load_v = [&](int n, PipelineState& state) {
+      pipeline_v.producer_acquire(state);
+      copy(params.tma_v.with(*pipeline_v.producer_get_barrier(state)), get<0>(tV)(_, n),
+           get<1>(tV)(_, state.index()));
+      ++state;
+    };
 
     using BarrierValue = cutlass::arch::ClusterTransactionBarrier::ValueType;
-    smem.barrier_q.arrive_and_expect_tx(Layouts::kTmaBytesQ);
-    copy(params.tma_q.with(reinterpret_cast<BarrierValue&>(smem.barrier_q)), tQgQ, tQsQ);
-    for (int n = work.n_end - 1; n >= work.n_begin; --n) {
-      pipeline_k.producer_acquire(write);
-      copy(params.tma_k.with(*pipeline_k.producer_get_barrier(write)), tKgK(_, n), tKsK(_, write.index()));
-      pipeline_v.producer_acquire(write);
-      copy(params.tma_v.with(*pipeline_v.producer_get_barrier(write)), tVgV(_, n), tVsV(_, write.index()));
-      ++write;
+    smem.barriers.q_full.arrive_and_expect_tx(Layouts::kTmaBytesQ);
+    copy(params.tma_q.with(reinterpret_cast<BarrierValue&>(smem.barriers.q_full)), tQgQ, tQsQ);
+    if (!work.has_keys()) return;
+    // K and V of tile n sit in stage n of their rings; the V ring trails the K ring by one tile.
+    PipelineState write_v = write;
+    load_k(work.n_end - 1, write);
+    for (int n = work.n_end - 2; n >= work.n_begin; --n) {
+      load_k(n, write);
+      load_v(n + 1, write_v);
     }
+    load_v(work.n_begin, write_v);
   }
 
   /// Consumers: accumulates O (this warpgroup's 64 rows x HEAD_DIM, fp32, unnormalised) and the softmax
-  /// state over the block's key tiles. `thread` is the index among the consumer threads.
-  template <class AccO>
+  /// state over the block's key tiles, once Q landed. `thread` is the index among the consumer threads;
+  /// `pingpong` orders the two warpgroups' wgmma issue.
+  template <class PingPongT, class AccO>
   __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
                                  Pipeline& pipeline_k, Pipeline& pipeline_v, PipelineState& read,
-                                 const Work& work, const KeyRange& range, int thread, AccO& tOrO,
-                                 Softmax& softmax) {
+                                 const Work& work, int thread, const PingPongT& pingpong,
+                                 AccO& tOrO, Softmax& softmax) {
     using namespace cute;
     if (!work.has_keys()) return;
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});
@@ -133,51 +182,123 @@ struct FwdMainloopSm90 {
     Tensor tScS = thr_qk.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{}));
     Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));  // (ROWS, COLS)
     Tensor tOrO_rc = gmma_acc_rowcol(tOrO);                                            // (ROWS, HEAD_DIM)
-
-    smem.barrier_q.wait(0);
+    Tensor tSrS = partition_fragment_C(mma_qk, Shape<Int<kBlockM>, Int<kBlockN>>{});  // (MMA, MMA_M, MMA_N)
+    Tensor scores = gmma_acc_rowcol(tSrS);                                             // (ROWS, BLOCK_N)
+    Tensor rP = make_fragment_like<Element>(tSrS);  // P of the step, in the element type
+    Tensor tOrP = make_tensor(rP.data(), gmma_acc_as_a_layout(rP.layout()));  // (MMA, MMA_M, MMA_K)
 
     // Tiles n >= n_right cross the first row's key_end; tiles n < n_left cross the last row's key_begin;
     // the tiles between are kept whole by every row of the block and skip the mask.
-    const int n_right = range.key_end(work.row0) / kBlockN;
-    const int n_left = (range.key_begin(work.row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
-    CUTE_NO_UNROLL
-    for (int n = work.n_end - 1; n >= work.n_begin; --n) {
-      const bool masked = params.base.score_mods || n >= n_right || n < n_left;
-      Tensor tSrS = partition_fragment_C(mma_qk, Shape<Int<kBlockM>, Int<kBlockN>>{});  // (MMA, MMA_M, MMA_N)
-      pipeline_k.consumer_wait(read);
-      gmma</*kZeroInit=*/true, /*kWait=*/0>(mma_qk, tSrQ, tSrK(_, _, _, read.index()), tSrS);
-      pipeline_k.consumer_release(read);
-
-      Tensor scores = make_tensor(tSrS.data(), gmma_acc_rowcol_layout(tSrS.layout()));  // (ROWS, BLOCK_N)
-      if (masked) {
-        const int col0 = n * kBlockN;
-        if (params.base.score_mods) {
-          scores_to_log2(params.base, scores);
-          if (params.base.has_alibi) {
-            mask_scores<true>(scores, tScS_rc, work.row0, col0, range, work.slope_log2);
-          } else {
-            mask_scores<false>(scores, tScS_rc, work.row0, col0, range, 0.0f);
-          }
-        } else {
-          mask_scores<false>(scores, tScS_rc, work.row0, col0, range, 0.0f);
-        }
+    const int n_right = work.range.key_end(work.row0) / kBlockN;
+    const int n_left = (work.range.key_begin(work.row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
+    const RowKeyIntervals<kRowsPerThread> intervals(tScS_rc, work.row0, work.range);
+    auto mask = [&](int n) {
+      if (params.base.score_mods || n >= n_right || n < n_left) {
+        mask_tile(params, scores, tScS_rc, intervals, work.slope_log2, n);
       }
-      softmax.update(scores, tOrO_rc);
+    };
+    auto issue_s = [&](int stage) {
+      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_qk, tSrQ, tSrK(_, _, _, stage), tSrS);
+    };
+    auto issue_pv = [&](int stage) {
+      gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);
+    };
 
-      Tensor rP = convert_fragment<Element>(tSrS);
-      Tensor tOrP = make_tensor(rP.data(), gmma_acc_as_a_layout(rP.layout()));  // (MMA, MMA_M, MMA_K)
-      pipeline_v.consumer_wait(read);
-      // Only the first tile visited can hold the sequence end (uniform over the consumers).
+    // Only the first tile visited can hold the sequence end (uniform over the consumers).
+    auto zero_v_tail = [&](int n, const PipelineState& state) {
       if (params.base.problem.is_varlen() && (n + 1) * kBlockN > work.seqlen_k) {
-        zero_key_tail(sVt, read.index(), work.seqlen_k - n * kBlockN, thread);
+        pipeline_v.consumer_wait(state);
+        zero_key_tail(sVt, state.index(), work.seqlen_k - n * kBlockN, thread);
       }
-      gmma</*kZeroInit=*/false, /*kWait=*/0>(mma_pv, tOrP, tOrV(_, _, _, read.index()), tOrO);
-      pipeline_v.consumer_release(read);
+    };
+
+    if constexpr (!Layouts::kIntraWarpgroupOverlap) {
+      // Ablation: each tile's S, softmax and P·V in sequence.
+      CUTE_NO_UNROLL
+      for (int n = work.n_end - 1; n >= work.n_begin; --n) {
+        pipeline_k.consumer_wait(read);
+        pingpong.wait();
+        issue_s(read.index());
+        pingpong.pass();
+        gmma_wait<0>(tSrS);
+        pipeline_k.consumer_release(read);
+        mask(n);
+        Softmax::apply(softmax.fold(scores), tOrO_rc);
+        convert_fragment_into(tSrS, rP);
+        pipeline_v.consumer_wait(read);
+        if (n == work.n_end - 1) zero_v_tail(n, read);
+        pingpong.wait();
+        issue_pv(read.index());
+        pingpong.pass();
+        gmma_wait<0>(tOrO, tOrP);
+        pipeline_v.consumer_release(read);
+        ++read;
+      }
+      return;
+    }
+
+    // The first tile: its S alone, no P·V to overlap with yet.
+    int n = work.n_end - 1;
+    pipeline_k.consumer_wait(read);
+    pingpong.wait();
+    issue_s(read.index());
+    pingpong.pass();
+    gmma_wait<0>(tSrS);
+    pipeline_k.consumer_release(read);
+    mask(n);
+    // O is still zero, so this first rescale (applied at the next step) cannot do harm.
+    typename Softmax::Rescale rescale = softmax.fold(scores);
+    zero_v_tail(n, read);
+    convert_fragment_into(tSrS, rP);
+    PipelineState read_v = read;  // the stage of the tile whose P is in rP
+    ++read;
+
+    CUTE_NO_UNROLL
+    for (--n; n >= work.n_begin; --n) {
+      pipeline_k.consumer_wait(read);
+      pingpong.wait();
+      issue_s(read.index());
+      Softmax::apply(rescale, tOrO_rc);  // for the maxima of the tile whose P·V comes next
+      pipeline_v.consumer_wait(read_v);
+      issue_pv(read_v.index());
+      pingpong.pass();
+      gmma_wait<1>(tSrS);  // S_n landed (wgmma groups complete in issue order); P·V still runs
+      pipeline_k.consumer_release(read);
+      mask(n);
+      rescale = softmax.fold(scores);
+      gmma_wait<0>(tOrO, tOrP);  // P·V done: rP and the V stage are free
+      pipeline_v.consumer_release(read_v);
+      convert_fragment_into(tSrS, rP);
+      read_v = read;
       ++read;
     }
+
+    // The last tile's P·V.
+    Softmax::apply(rescale, tOrO_rc);
+    pipeline_v.consumer_wait(read_v);
+    pingpong.wait();
+    issue_pv(read_v.index());
+    pingpong.pass();
+    gmma_wait<0>(tOrO, tOrP);
+    pipeline_v.consumer_release(read_v);
   }
 
  private:
+  /// Masks (and, with score mods, transforms into the log2 domain) the scores of key tile n.
+  template <class Scores, class Coords>
+  __device__ static void mask_tile(const Params& params, Scores& scores, const Coords& tScS_rc,
+                                   const RowKeyIntervals<kRowsPerThread>& intervals, float slope_log2, int n) {
+    const int col0 = n * kBlockN;
+    if (params.base.score_mods) {
+      scores_to_log2(params.base, scores);
+      if (params.base.has_alibi) {
+        intervals.template apply<true>(scores, tScS_rc, col0, slope_log2);
+        return;
+      }
+    }
+    intervals.template apply<false>(scores, tScS_rc, col0, 0.0f);
+  }
+
   /// Zeroes the V rows of stage `stage` at and past key `valid` of the tile. In a varlen batch those rows
   /// belong to the next sequence, to no sequence (poison) or lie past seqused_k: their p is 0, but 0 * NaN
   /// is NaN in the tensor cores. Only the sequence-end tile needs it. All consumer threads take part.

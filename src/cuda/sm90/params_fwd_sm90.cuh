@@ -9,6 +9,7 @@
 #include "core/params.hpp"
 #include "cuda/common/fwd_kernel_params.hpp"
 #include "cuda/sm90/layouts_fwd_sm90.cuh"
+#include "cuda/sm90/tile_scheduler_sm90.hpp"
 #include "flashattn/attention.hpp"
 
 namespace flashattn::cuda::sm90 {
@@ -23,6 +24,7 @@ struct FwdParamsSm90 {
   typename Layouts::GmemShape shape_q;   ///< (rows, head dim, heads, batch) of q.
   typename Layouts::GmemShape shape_k;   ///< (rows, head dim, heads_kv, batch) of k.
   typename Layouts::GmemShape shape_vt;  ///< (head dim, rows, heads_kv, batch) of v.
+  PersistentTileScheduler::Order order;  ///< The tiles and the order the CTAs walk them in.
 };
 
 namespace detail {
@@ -67,13 +69,15 @@ FwdParamsSm90<Element, kHeadDim> make_fwd_params_sm90(const ForwardParams& param
   auto shape_vt = make_shape(get<1>(shape_k), get<0>(shape_k), get<2>(shape_k), get<3>(shape_k));
   auto vt_tensor = make_tensor(make_gmem_ptr(static_cast<const Element*>(v_data)), shape_vt,
                                make_stride(_1{}, v_strides.row, v_strides.head, batch_stride(v_strides)));
-  return {make_fwd_kernel_params(params, Layouts::kBlockM),
+  const FwdKernelParams base = make_fwd_kernel_params(params, Layouts::kBlockM);
+  return {base,
           make_tma_copy(SM90_TMA_LOAD{}, q_tensor, typename Layouts::SmemLayoutQ{}),
           make_tma_copy(SM90_TMA_LOAD{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{})),
           make_tma_copy(SM90_TMA_LOAD{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{})),
           shape_q,
           shape_k,
-          shape_vt};
+          shape_vt,
+          PersistentTileScheduler::order(base, 2 * kHeadDim * sizeof(Element))};
 }
 
 }  // namespace flashattn::cuda::sm90

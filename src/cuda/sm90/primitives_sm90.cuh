@@ -68,14 +68,62 @@ __device__ __forceinline__ void gmma(TiledMma& mma, const TA& tCrA, const TB& tC
   }
 }
 
+/// Waits until at most kPending wgmma commit groups of the warpgroup are in flight, then pins `operands`
+/// (accumulators and register A operands of the completed groups) so no access moves above the wait.
+template <int kPending, class... Operands>
+__device__ __forceinline__ void gmma_wait(Operands&... operands) {
+  cute::warpgroup_wait<kPending>();
+  (cute::warpgroup_fence_operand(operands), ...);
+}
+
+/// threadIdx.x, read so that the compiler cannot hoist what is computed from it out of the loop it is
+/// read in. The persistent kernel's epilogue addresses depend on the thread alone; hoisted out of the
+/// tile loop they would stay live across the main loop and spill.
+__device__ __forceinline__ int thread_index_in_loop() {
+  int index;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(index));
+  return index;
+}
+
 /// Named barriers of the forward kernel (ids above CUTLASS's reserved ones; 16 exist in hardware).
 /// Each is used by a fixed set of threads: kConsumers by every consumer warpgroup, kWarpGroup + w by
-/// consumer warpgroup w alone. Ping-pong scheduling between consumer warpgroups adds its pair here.
-enum class FwdBarrier : std::uint32_t { kConsumers = 0, kWarpGroup = 1 };
+/// consumer warpgroup w alone, kPingPong + w by both consumer warpgroups (w waits, the other passes).
+enum class FwdBarrier : std::uint32_t { kConsumers = 0, kWarpGroup = 1, kPingPong = 3 };
 
 /// Blocks until `threads` threads reached barrier `id` (+ offset for per-warpgroup barriers).
 __device__ __forceinline__ void named_barrier_sync(int threads, FwdBarrier id, int offset = 0) {
   cutlass::arch::NamedBarrier::sync(threads, static_cast<std::uint32_t>(id) + offset);
 }
+
+/// Ping-pong between two consumer warpgroups: each issues its tensor-core work of a step only in its turn
+/// (wait), and hands the turn over right after issuing (pass), so one warpgroup's softmax runs while the
+/// other's wgmmas occupy the tensor cores. Turns alternate strictly, so both warpgroups must take the
+/// same number of turns; warpgroup 0 goes first (start). kEnabled = false (an ablation build) makes every
+/// call a no-op.
+template <bool kEnabled>
+class PingPong {
+ public:
+  static constexpr int kThreads = 2 * 128;  ///< per barrier: 128 waiting + 128 passing threads
+
+  __device__ explicit PingPong(int warp_group) : warp_group_(warp_group) {}
+  /// Warpgroup 0 grants itself the first turn (once per kernel, before its first wait).
+  __device__ void start() const {
+    if (kEnabled && warp_group_ == 0) arrive(0);
+  }
+  __device__ void wait() const {
+    if constexpr (kEnabled) {
+      cutlass::arch::NamedBarrier::sync(kThreads, static_cast<std::uint32_t>(FwdBarrier::kPingPong) + warp_group_);
+    }
+  }
+  __device__ void pass() const {
+    if constexpr (kEnabled) arrive(1 - warp_group_);
+  }
+
+ private:
+  __device__ static void arrive(int warp_group) {
+    cutlass::arch::NamedBarrier::arrive(kThreads, static_cast<std::uint32_t>(FwdBarrier::kPingPong) + warp_group);
+  }
+  int warp_group_;
+};
 
 }  // namespace flashattn::cuda::sm90

@@ -4,6 +4,10 @@
 // 128 * (consumer_warpgroups + 1) threads, rebalanced with setmaxnreg (producer 24, consumers 240 with two
 // consumer warpgroups: 24 * 128 + 240 * 256 = 64512 <= 65536); a wgmma instruction covers 64 rows of one
 // warpgroup and N <= 256 columns, so each consumer warpgroup owns 64 query rows of the CTA.
+//
+// Ablation builds (docs/PERF.md) compile every sm90 kernel with one design choice turned off, so that its
+// effect is measured rather than asserted: configure with -DFLASHATTN_SM90_ABLATION=<name> (CMake), and
+// RunInfo's kernel name carries "+<name>" so that such a result can never pass for the real kernel.
 #pragma once
 
 namespace flashattn::cuda::sm90 {
@@ -15,25 +19,76 @@ struct FwdTileSm90 {
   int block_n;              ///< Key rows per main-loop step (the N of S = Q·Kᵀ, the K of O += P·V).
   int stages;               ///< Depth of the K and V shared-memory rings.
   int consumer_warpgroups;  ///< Warpgroups running the math; one more warpgroup issues the TMA loads.
+  bool intra_warpgroup_overlap = true;  ///< Softmax of tile n under the P·V wgmma of tile n + 1.
+  bool pingpong = true;                 ///< Consumer warpgroups take turns issuing their wgmmas.
 };
 
-/// The tile of head dim `head_dim` (0 fields for a head dim with no sm90 kernel).
-constexpr FwdTileSm90 fwd_tile_sm90(int head_dim) {
+/// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
+enum class FwdAblationSm90 { none, no_pingpong, no_overlap, no_overlap_no_pingpong, stages_3 };
+
+#if !defined(FLASHATTN_SM90_ABLATION)
+inline constexpr FwdAblationSm90 kFwdAblationSm90 = FwdAblationSm90::none;
+#else
+inline constexpr FwdAblationSm90 kFwdAblationSm90 = FwdAblationSm90::FLASHATTN_SM90_ABLATION;
+#endif
+
+/// "+<name>" of an ablation build, "" for the real kernel.
+constexpr const char* fwd_ablation_suffix_sm90() {
+  switch (kFwdAblationSm90) {
+    case FwdAblationSm90::no_pingpong:
+      return "+no_pingpong";
+    case FwdAblationSm90::no_overlap:
+      return "+no_overlap";
+    case FwdAblationSm90::no_overlap_no_pingpong:
+      return "+no_overlap_no_pingpong";
+    case FwdAblationSm90::stages_3:
+      return "+stages_3";
+    default:
+      return "";
+  }
+}
+
+/// The tile of head dim `head_dim` as built (0 fields for a head dim with no sm90 kernel).
+constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim) {
   switch (head_dim) {
-    // 128x128, 2 stages: 80 KB of shared memory; S (64 fp32) and O (32 fp32) per thread leave room to grow
-    // block_m to 192 (three consumer warpgroups) once that is measured.
+    // 128x128, 2 stages: 80 KB of shared memory with O's own buffer; S (64 fp32) and O (32 fp32) per
+    // thread leave room to grow block_m to 192 (three consumer warpgroups) once that is measured.
     case 64:
       return {128, 128, 2, 2};
-    // 128x128, 2 stages: Q 32 KB + 2 x (K 32 KB + V 32 KB) = 160 KB; S and O take 64 fp32 each per thread.
+    // 128x128, 2 stages: Q 32 KB + 2 x (K 32 KB + V 32 KB) + O 32 KB = 192 KB; S and O take 64 fp32 each
+    // per thread, P 32 registers.
     case 128:
       return {128, 128, 2, 2};
-    // 128x64, 2 stages: Q 64 KB + 2 x (K 32 KB + V 32 KB) = 192 KB; O takes 128 fp32 per thread, so S stays
-    // at 32 (a 128-key tile would not fit the shared memory of two stages either).
+    // 128x64, 2 stages: Q 64 KB + 2 x (K 32 KB + V 32 KB) = 192 KB, O staged through Q's buffer; O takes
+    // 128 fp32 per thread, so S stays at 32 (a 128-key tile would not fit the shared memory either).
     case 256:
       return {128, 64, 2, 2};
     default:
       return {0, 0, 0, 0};
   }
+}
+
+/// The tile of `head_dim` with the ablation build's choice turned off.
+constexpr FwdTileSm90 fwd_tile_sm90(int head_dim) {
+  FwdTileSm90 tile = fwd_tile_sm90_design(head_dim);
+  switch (kFwdAblationSm90) {
+    case FwdAblationSm90::no_pingpong:
+      tile.pingpong = false;
+      break;
+    case FwdAblationSm90::no_overlap:
+      tile.intra_warpgroup_overlap = false;
+      break;
+    case FwdAblationSm90::no_overlap_no_pingpong:
+      tile.intra_warpgroup_overlap = false;
+      tile.pingpong = false;
+      break;
+    case FwdAblationSm90::stages_3:
+      tile.stages = head_dim == 256 ? tile.stages : 3;  // D = 256: a third stage does not fit
+      break;
+    default:
+      break;
+  }
+  return tile;
 }
 
 /// Whether an sm90 forward kernel exists for this head dim (D = Dv).
