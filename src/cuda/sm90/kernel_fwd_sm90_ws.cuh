@@ -1,8 +1,9 @@
 // flashattn — the Hopper forward kernel, persistent and warp-specialised: warpgroup 0 produces (one thread
 // issues every TMA load, the warpgroup gives most of its registers away with setmaxnreg), warpgroups 1..
 // consume (wgmma, softmax, epilogue; each takes 240 registers). Each CTA walks its tiles of the
-// scheduler's order; per tile it computes BLOCK_M query rows of one (batch, head) against every key tile
-// those rows keep (masked-out key tiles are never loaded).
+// scheduler's order, a round at a time until its position passes the last tile; per tile it computes
+// BLOCK_M query rows of one (batch, head) against every key tile those rows keep (masked-out key tiles
+// are never loaded).
 //
 // Across tiles the K/V stage rings simply continue, so the producer loads the next tile's K and V while
 // the consumers finish the current one. Q has one buffer: q_full (a transaction barrier) says a tile's Q
@@ -79,7 +80,9 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     if (threadIdx.x != 0) return;
     auto write = cutlass::make_producer_start_state<Pipeline>();
     int tiles_done = 0;
-    for (std::int64_t index = blockIdx.x; index < order.tiles; index += gridDim.x) {
+    for (std::int64_t round = 0;; ++round) {
+      const std::int64_t index = Scheduler::position(blockIdx.x, gridDim.x, round);
+      if (index >= order.tiles) break;
       typename Mainloop::Work work;
       if (!Mainloop::make_work(params, Scheduler::tile(order, index), work)) continue;
       if (tiles_done > 0) smem.barriers.q_free.wait((tiles_done - 1) & 1);
@@ -95,7 +98,9 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   pingpong.start();
   typename Mainloop::PipelineState read;
   int tiles_done = 0;
-  for (std::int64_t index = blockIdx.x; index < order.tiles; index += gridDim.x) {
+  for (std::int64_t round = 0;; ++round) {
+    const std::int64_t index = Scheduler::position(blockIdx.x, gridDim.x, round);
+    if (index >= order.tiles) break;
     const Scheduler::Tile tile = Scheduler::tile(order, index);
     typename Mainloop::Work work;
     if (!Mainloop::make_work(params, tile, work)) continue;

@@ -77,7 +77,7 @@ FwdParamsSm90<Element, kHeadDim> make_fwd_params_sm90(const ForwardParams& param
           shape_q,
           shape_k,
           shape_vt,
-          PersistentTileScheduler::order(base, 2 * kHeadDim * sizeof(Element))};
+          PersistentTileScheduler::order(base)};
 }
 
 }  // namespace flashattn::cuda::sm90

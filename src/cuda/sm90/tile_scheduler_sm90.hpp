@@ -1,17 +1,18 @@
 // flashattn — which (query tile, head, batch) tiles each CTA of the Hopper forward computes, and in which
 // order.
 //
-// Persistent: one CTA per SM (fewer when there are fewer tiles) walks the tiles blockIdx.x,
-// blockIdx.x + gridDim.x, ... of one global order, so a CTA's next Q and K/V loads overlap its epilogue
-// and no wave quantisation is paid at the end of the grid. The order:
-//  - Heads (batch * heads, flattened) are cut into sections whose K and V fit comfortably in L2
-//    (kL2Budget); a section's tiles all run before the next section's, so each K/V tile is read from
-//    device memory about once however many query tiles read it.
-//  - Within a section query tiles go longest first: the last query tile (the most keys under a causal or
-//    bottom-right window mask) of every head of the section, then the one before, ... With a static
-//    round-robin over work sorted by decreasing length, the CTAs' totals differ by at most about one
-//    tile, so the grid's tail stays short. Unmasked problems have tiles of equal length; the order then
-//    only serves L2.
+// Persistent: one CTA per SM (fewer when there are fewer tiles) walks its share of one global order, so
+// a CTA's next Q and K/V loads overlap its epilogue and no wave is left half-empty at the end.
+//  - Masks that make tiles unequal (causal, sliding window): the order is longest first across the whole
+//    grid — the last query tile (the most keys) of every head, then the one before, ... — and round r of
+//    the CTAs takes positions [r * ctas, (r + 1) * ctas) in snake order (even rounds left to right, odd
+//    rounds right to left). Over a list sorted by decreasing length that gives every CTA about the same
+//    total (a CTA that drew a long tile in one round draws a short one in the next), so the grid's tail
+//    stays short. Neighbouring query tiles of a head run together and walk the same keys in step, so
+//    their K/V tiles are shared in L2.
+//  - Unmasked problems have tiles of equal length: heads outermost, so the CTAs that run together read one
+//    or a few heads' K and V and share them in L2.
+// (A static order needs no counter in device memory, so launches stay independent of each other.)
 #pragma once
 
 #include <algorithm>
@@ -24,10 +25,6 @@ namespace flashattn::cuda::sm90 {
 
 class PersistentTileScheduler {
  public:
-  /// Bytes of K and V that one section of heads may keep in L2 (H100/H200: 50 MB, shared with Q and O
-  /// traffic and the other sections' tails).
-  static constexpr std::int64_t kL2Budget = 24ll << 20;
-
   struct Tile {
     int m_block;  ///< Query tile: rows [m_block * BLOCK_M, (m_block + 1) * BLOCK_M) of the sequence.
     int head;
@@ -36,25 +33,21 @@ class PersistentTileScheduler {
 
   /// The order's constants, computed on the host.
   struct Order {
-    std::int64_t tiles = 0;   ///< num_m_blocks * batch * heads
-    int m_blocks = 0;         ///< Query tiles per head.
-    int heads = 0;            ///< Query heads per batch entry.
-    int batch_heads = 0;      ///< batch * heads
-    int section_heads = 1;    ///< Heads (of batch_heads) per L2 section.
+    std::int64_t tiles = 0;     ///< num_m_blocks * batch * heads
+    int m_blocks = 0;           ///< Query tiles per head.
+    int heads = 0;              ///< Query heads per batch entry.
+    int batch_heads = 0;        ///< batch * heads
+    bool longest_first = false; ///< Query tiles outermost, last first (tiles of unequal length).
   };
 
-  /// Host: the order of `params` for a kernel whose K and V tiles hold `kv_bytes_per_key` bytes per key.
-  static Order order(const FwdKernelParams& params, std::int64_t kv_bytes_per_key) {
+  /// Host: the order of `params`.
+  static Order order(const FwdKernelParams& params) {
     Order order;
     order.m_blocks = params.num_m_blocks;
     order.heads = params.problem.heads;
     order.batch_heads = params.problem.batch * params.problem.heads;
     order.tiles = std::int64_t{order.m_blocks} * order.batch_heads;
-    // Query heads that share a kv head read the same K/V: a section counts kv heads' bytes once.
-    const std::int64_t group = std::max(1, params.problem.heads / std::max(1, params.problem.heads_kv));
-    const std::int64_t head_bytes = std::max<std::int64_t>(1, params.problem.max_seqlen_k) * kv_bytes_per_key;
-    const std::int64_t section = std::max<std::int64_t>(1, kL2Budget / head_bytes) * group;
-    order.section_heads = static_cast<int>(std::min<std::int64_t>(section, std::max(1, order.batch_heads)));
+    order.longest_first = params.problem.has_window();
     return order;
   }
 
@@ -63,15 +56,23 @@ class PersistentTileScheduler {
     return static_cast<int>(std::min<std::int64_t>(order.tiles, multiprocessors));
   }
 
-  /// The tile at position `index` (< order.tiles) of the global order.
+  /// The position in the order of the tile CTA `cta` of `ctas` computes in its round `round` (may be
+  /// >= order.tiles in the last round: no tile).
+  FLASHATTN_HOST_DEVICE static std::int64_t position(int cta, int ctas, std::int64_t round) {
+    return round * ctas + ((round & 1) == 0 ? cta : ctas - 1 - cta);
+  }
+
+  /// The tile at position `index` (< order.tiles) of the order.
   FLASHATTN_HOST_DEVICE static Tile tile(const Order& order, std::int64_t index) {
-    const std::int64_t section_tiles = std::int64_t{order.section_heads} * order.m_blocks;
-    const int section = static_cast<int>(index / section_tiles);
-    const int within = static_cast<int>(index - section * section_tiles);
-    const int first_head = section * order.section_heads;
-    const int heads_here = std::min(order.section_heads, order.batch_heads - first_head);
-    const int rank = within / heads_here;  // 0 = the last, longest query tile
-    const int batch_head = first_head + within % heads_here;
+    int rank;  // 0 = the last query tile of a head
+    int batch_head;
+    if (order.longest_first) {
+      rank = static_cast<int>(index / order.batch_heads);
+      batch_head = static_cast<int>(index - std::int64_t{rank} * order.batch_heads);
+    } else {
+      batch_head = static_cast<int>(index / order.m_blocks);
+      rank = static_cast<int>(index - std::int64_t{batch_head} * order.m_blocks);
+    }
     return {order.m_blocks - 1 - rank, batch_head % order.heads, batch_head / order.heads};
   }
 };
