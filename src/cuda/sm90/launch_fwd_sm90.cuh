@@ -27,16 +27,16 @@ Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, R
   info.num_splits = 1;
   info.num_threads = 0;
   info.kernel += fwd_ablation_suffix_sm90();
-  const FwdKernelParams base = make_fwd_kernel_params(params, Layouts::kBlockM);
-  if (std::int64_t{base.num_m_blocks} * params.batch * params.heads > std::numeric_limits<std::int32_t>::max()) {
-    return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " + std::to_string(Layouts::kBlockM) +
-                                         ") must stay below 2^31 tiles"};
-  }
   DeviceGuard guard(args.device.index);
   if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
   const FwdParamsSm90<Element, kHeadDim> kernel_params =
       make_fwd_params_sm90<Element, kHeadDim>(params, args);
   if (kernel_params.order.tiles == 0) return {};
+  // The scheduler indexes (batch, head) pairs and query tiles with ints.
+  if (kernel_params.order.tiles > std::numeric_limits<std::int32_t>::max()) {
+    return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " + std::to_string(Layouts::kBlockM) +
+                                         ") must stay below 2^31 tiles"};
+  }
   int multiprocessors = 0;
   cudaError_t error = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, args.device.index);
   if (error != cudaSuccess) return cuda_error("cudaDeviceGetAttribute(multiprocessors)", error);
