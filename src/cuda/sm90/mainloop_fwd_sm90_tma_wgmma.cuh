@@ -203,6 +203,16 @@ struct FwdMainloopSm90 {
     auto issue_pv = [&](int stage) {
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);
     };
+    // S of key tile n (in the stage `read` points at), masked, with nothing to overlap it with.
+    auto scores_alone = [&](int n) {
+      pipeline_k.consumer_wait(read);
+      pingpong.wait();
+      issue_s(read.index());
+      pingpong.pass();
+      gmma_wait<0>(tSrS);
+      pipeline_k.consumer_release(read);
+      mask(n);
+    };
 
     // Only the first tile visited can hold the sequence end (uniform over the consumers).
     auto zero_v_tail = [&](int n, const PipelineState& state) {
@@ -216,13 +226,7 @@ struct FwdMainloopSm90 {
       // Ablation: each tile's S, softmax and P·V in sequence.
       CUTE_NO_UNROLL
       for (int n = work.n_end - 1; n >= work.n_begin; --n) {
-        pipeline_k.consumer_wait(read);
-        pingpong.wait();
-        issue_s(read.index());
-        pingpong.pass();
-        gmma_wait<0>(tSrS);
-        pipeline_k.consumer_release(read);
-        mask(n);
+        scores_alone(n);
         Softmax::apply(softmax.fold(scores), tOrO_rc);
         convert_fragment_into(tSrS, rP);
         pipeline_v.consumer_wait(read);
@@ -239,13 +243,7 @@ struct FwdMainloopSm90 {
 
     // The first tile: its S alone, no P·V to overlap with yet.
     int n = work.n_end - 1;
-    pipeline_k.consumer_wait(read);
-    pingpong.wait();
-    issue_s(read.index());
-    pingpong.pass();
-    gmma_wait<0>(tSrS);
-    pipeline_k.consumer_release(read);
-    mask(n);
+    scores_alone(n);
     // O is still zero, so this first rescale (applied at the next step) cannot do harm.
     typename Softmax::Rescale rescale = softmax.fold(scores);
     zero_v_tail(n, read);
