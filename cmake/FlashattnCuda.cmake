@@ -37,13 +37,15 @@ set(FLASHATTN_DTYPES "AUTO" CACHE STRING "CUDA kernel dtypes to build, e.g. fp16
 option(FLASHATTN_PTXAS_VERBOSE "Print registers, spills and shared memory of every CUDA kernel (-Xptxas -v)" OFF)
 # Measurement builds only (src/cuda/sm90/tile_fwd_sm90.hpp): turn one design choice of the sm90 kernels off.
 set(FLASHATTN_SM90_ABLATION "none" CACHE STRING
-    "Ablation build of the sm90 kernels: none, no_pingpong, no_overlap, no_overlap_no_pingpong or stages_3")
-set_property(CACHE FLASHATTN_SM90_ABLATION PROPERTY STRINGS none no_pingpong no_overlap no_overlap_no_pingpong stages_3)
+    "Ablation build of the sm90 kernels: none, no_pingpong, no_overlap, no_overlap_no_pingpong, stages_3 or v_stages_2")
+set_property(CACHE FLASHATTN_SM90_ABLATION PROPERTY STRINGS none no_pingpong no_overlap no_overlap_no_pingpong stages_3 v_stages_2)
 
 function(flashattn_add_cuda_sources target)
   file(GLOB_RECURSE cuda_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu ${PROJECT_SOURCE_DIR}/src/cuda/*.cpp)
   target_sources(${target} PRIVATE ${cuda_sources})
-  target_compile_definitions(${target} PRIVATE FLASHATTN_WITH_CUDA=1)
+  # CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED: CuTe's wgmma selectors then take every N that is a multiple of 8
+  # (e.g. a 112-key tile is one m64n112 instruction per k-step, not seven m64n16 ones).
+  target_compile_definitions(${target} PRIVATE FLASHATTN_WITH_CUDA=1 CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)
   target_link_libraries(${target} PRIVATE CUDA::cudart)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
   if(NOT FLASHATTN_SM90_ABLATION STREQUAL "none")

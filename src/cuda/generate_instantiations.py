@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 DTYPES = {"fp16": "cutlass::half_t", "bf16": "cutlass::bfloat16_t"}
 HEAD_DIMS = (64, 96, 128, 192, 256)
-SM90_HEAD_DIMS = (64, 128, 256)  # src/cuda/sm90/tile_fwd_sm90.hpp has a tile for these
+SM90_HEAD_DIMS = (64, 96, 128, 192, 256)  # src/cuda/sm90/tile_fwd_sm90.hpp has a tile for these
 # Kernel family per arch: the launcher header and the launcher template each TU instantiates.
 FAMILIES = {
     80: ("cuda/sm80/launch_fwd_sm80.cuh", "sm80::launch_fwd_sm80"),

@@ -1,9 +1,9 @@
 // flashattn — the epilogue of the Hopper forward kernel: each consumer warpgroup rounds its 64 rows of O
 // (fp32 registers, already normalised) to the element type, stages them in shared memory (its rows of
-// O's buffer, or of Q's buffer, which only its own wgmma read, where O gets none) with stmatrix, and writes whole rows to global memory in
-// 16-byte vectors, leaving rows past the sequence's end alone (in a varlen batch they belong to the next
-// sequence). lse is written by the lane holding each row's first column.
-// Dense tiles can later leave through a TMA store instead; varlen tails keep the vector stores.
+// O's buffer, or of Q's buffer, which only its own wgmma read, where O gets none) with stmatrix, and writes
+// whole rows to global memory in 16-byte vectors, leaving rows past the sequence's end alone (in a varlen
+// batch they belong to the next sequence). lse is written by the lane holding each row's first column. Dense
+// tiles can later leave through a TMA store instead; varlen tails keep the vector stores.
 #pragma once
 
 #include <cute/tensor.hpp>

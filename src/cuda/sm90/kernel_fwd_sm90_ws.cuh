@@ -15,6 +15,8 @@
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
 #pragma once
 
+#include <type_traits>
+
 #include <cutlass/arch/reg_reconfig.h>
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
@@ -42,7 +44,8 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
   using Mainloop = FwdMainloopSm90<Element, kHeadDim>;
   using Epilogue = FwdEpilogueSm90<Element, kHeadDim>;
-  using Pipeline = typename Layouts::Pipeline;
+  using PipelineK = typename Layouts::PipelineK;
+  using PipelineV = typename Layouts::PipelineV;
   using Scheduler = PersistentTileScheduler;
   constexpr int kBlockM = Layouts::kBlockM;
   static_assert(Layouts::kConsumerWarpGroups == 2,
@@ -59,26 +62,33 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   const Scheduler::Order& order = params.order;
 
   const int warp_group = cutlass::canonical_warp_group_idx();
-  typename Pipeline::Params pipeline_params;
-  pipeline_params.transaction_bytes = Layouts::kTmaBytesKV;
-  pipeline_params.role =
-      warp_group == 0 ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
-  pipeline_params.is_leader = threadIdx.x == 0;
-  pipeline_params.num_consumers = Layouts::kConsumerThreads;
+  // Both rings: one transaction of a K or V tile per stage, every consumer thread releases.
+  auto ring_params = [&](auto* ring) {
+    using Ring = std::remove_pointer_t<decltype(ring)>;
+    typename Ring::Params params;
+    params.transaction_bytes = Layouts::kTmaBytesKV;
+    params.role = warp_group == 0 ? Ring::ThreadCategory::Producer : Ring::ThreadCategory::Consumer;
+    params.is_leader = threadIdx.x == 0;
+    params.num_consumers = Layouts::kConsumerThreads;
+    return params;
+  };
   if (threadIdx.x == 0) {
     smem.barriers.q_full.init(1);
     smem.barriers.q_free.init(Layouts::kConsumerThreads);
   }
   // Warp 0 initialises the stage barriers (and fences their initialisation); the CTA barrier publishes
   // every barrier before first use.
-  Pipeline pipeline_k(smem.barriers.pipeline_k, pipeline_params, Shape<_1, _1, _1>{});
-  Pipeline pipeline_v(smem.barriers.pipeline_v, pipeline_params, Shape<_1, _1, _1>{});
+  PipelineK pipeline_k(smem.barriers.pipeline_k, ring_params(static_cast<PipelineK*>(nullptr)),
+                       Shape<_1, _1, _1>{});
+  PipelineV pipeline_v(smem.barriers.pipeline_v, ring_params(static_cast<PipelineV*>(nullptr)),
+                       Shape<_1, _1, _1>{});
   __syncthreads();
 
   if (warp_group == 0) {
     cutlass::arch::warpgroup_reg_dealloc<kProducerRegisters>();
     if (threadIdx.x != 0) return;
-    auto write = cutlass::make_producer_start_state<Pipeline>();
+    auto write_k = cutlass::make_producer_start_state<PipelineK>();
+    auto write_v = cutlass::make_producer_start_state<PipelineV>();
     int tiles_done = 0;
     for (std::int64_t round = 0;; ++round) {
       const std::int64_t index = Scheduler::position(blockIdx.x, gridDim.x, round);
@@ -86,7 +96,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
       typename Mainloop::Work work;
       if (!Mainloop::make_work(params, Scheduler::tile(order, index), work)) continue;
       if (tiles_done > 0) smem.barriers.q_free.wait((tiles_done - 1) & 1);
-      Mainloop::load(params, smem, pipeline_k, pipeline_v, write, work);
+      Mainloop::load(params, smem, pipeline_k, pipeline_v, write_k, write_v, work);
       ++tiles_done;
     }
     return;
@@ -96,7 +106,8 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   const int thread = threadIdx.x - 128;
   const PingPong<Layouts::kPingPong> pingpong(warp_group - 1);
   pingpong.start();
-  typename Mainloop::PipelineState read;
+  typename Mainloop::StateK read_k;
+  typename Mainloop::StateV read_v;
   int tiles_done = 0;
   for (std::int64_t round = 0;; ++round) {
     const std::int64_t index = Scheduler::position(blockIdx.x, gridDim.x, round);
@@ -110,7 +121,8 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     clear(tOrO);
     typename Mainloop::Softmax softmax(params.base.softmax_scale_log2);
     smem.barriers.q_full.wait(tiles_done & 1);
-    Mainloop::consume(params, smem, pipeline_k, pipeline_v, read, work, thread, pingpong, tOrO, softmax);
+    Mainloop::consume(params, smem, pipeline_k, pipeline_v, read_k, read_v, work, thread, pingpong, tOrO,
+                      softmax);
     if constexpr (Layouts::kOwnOBuffer) smem.barriers.q_free.arrive();
 
     float lse[Mainloop::kRowsPerThread];

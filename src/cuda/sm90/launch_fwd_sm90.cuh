@@ -34,11 +34,12 @@ Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, R
   if (kernel_params.order.tiles == 0) return {};
   // The scheduler indexes (batch, head) pairs and query tiles with ints.
   if (kernel_params.order.tiles > std::numeric_limits<std::int32_t>::max()) {
-    return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " + std::to_string(Layouts::kBlockM) +
-                                         ") must stay below 2^31 tiles"};
+    return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " +
+                                         std::to_string(Layouts::kBlockM) + ") must stay below 2^31 tiles"};
   }
   int multiprocessors = 0;
-  cudaError_t error = cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, args.device.index);
+  cudaError_t error =
+      cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, args.device.index);
   if (error != cudaSuccess) return cuda_error("cudaDeviceGetAttribute(multiprocessors)", error);
   const int ctas = PersistentTileScheduler::grid_size(kernel_params.order, multiprocessors);
   info.num_ctas = ctas;
@@ -47,8 +48,7 @@ Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, R
   // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in (once per device and kernel).
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (error != cudaSuccess) return cuda_error("cudaFuncSetAttribute(shared memory)", error);
-  kernel<<<ctas, Layouts::kThreads, kSmem, static_cast<cudaStream_t>(args.stream)>>>(
-      kernel_params);
+  kernel<<<ctas, Layouts::kThreads, kSmem, static_cast<cudaStream_t>(args.stream)>>>(kernel_params);
   error = cudaGetLastError();
   if (error != cudaSuccess) return cuda_error("fwd_sm90 launch", error);
   return {};

@@ -19,14 +19,16 @@ struct FwdLayoutsSm90 {
   static constexpr FwdTileSm90 kTile = fwd_tile_sm90(kHeadDim);
   static constexpr int kBlockM = kTile.block_m;
   static constexpr int kBlockN = kTile.block_n;
-  static constexpr int kStages = kTile.stages;
+  static constexpr int kStagesK = kTile.stages_k;
+  static constexpr int kStagesV = kTile.stages_v;
   static constexpr int kConsumerWarpGroups = kTile.consumer_warpgroups;
   static constexpr bool kIntraWarpgroupOverlap = kTile.intra_warpgroup_overlap;
   static constexpr bool kPingPong = kTile.pingpong;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   static_assert(kBlockM == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 query rows");
-  static_assert(kHeadDim % 64 == 0, "rows of 64 elements (128 B) fill the 128-byte swizzle atom");
+  static_assert(kHeadDim % 32 == 0,
+                "rows of a multiple of 32 elements (64 B) fill a 64- or 128-byte swizzle atom");
   static_assert(kBlockN % 16 == 0 && kBlockN <= 256, "wgmma N of Q·Kᵀ: a multiple of 16, at most 256");
   static_assert(kHeadDim <= 256, "wgmma N of P·V is the head dim: at most 256");
 
@@ -45,21 +47,24 @@ struct FwdLayoutsSm90 {
                                  cute::GMMA::Major::K, cute::GMMA::Major::MN>(),
       AtomLayout{}));
 
-  // ---- Shared memory: 8 x 64-element swizzle atoms (128-byte rows), the canonical wgmma layouts.
-  using SmemLayoutQ = decltype(cute::tile_to_shape(
-      cute::GMMA::Layout_K_SW128_Atom<Element>{},
-      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
-  using SmemLayoutK =
-      decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<Element>{},
-                                   cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>,
-                                               cute::Int<kStages>>{}));  // (BLOCK_N, HEAD_DIM, PIPE)
+  // ---- Shared memory: the canonical wgmma layouts with the widest swizzle the head dim fills (128-byte
+  // rows of 64 elements; 64-byte rows when D is an odd multiple of 32, e.g. 96).
+  static constexpr bool kSwizzle128 = kHeadDim % 64 == 0;
+  using SmemAtomQK = std::conditional_t<kSwizzle128, cute::GMMA::Layout_K_SW128_Atom<Element>,
+                                        cute::GMMA::Layout_K_SW64_Atom<Element>>;
+  using SmemLayoutQ =
+      decltype(cute::tile_to_shape(SmemAtomQK{}, cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));
+  using SmemLayoutK = decltype(cute::tile_to_shape(
+      SmemAtomQK{}, cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>,
+                                cute::Int<kStagesK>>{}));  // (BLOCK_N, HEAD_DIM, PIPE)
   // V is stored transposed, as the (HEAD_DIM, BLOCK_N) B operand of P·V with the head dim contiguous;
   // its TMA reads global V through a (head dim, key) view, so no transpose ever runs.
-  using SmemLayoutVt =
-      decltype(cute::tile_to_shape(cute::GMMA::Layout_MN_SW128_Atom<Element>{},
-                                   cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>,
-                                               cute::Int<kStages>>{}));  // (HEAD_DIM, BLOCK_N, PIPE)
-  using SmemLayoutO = SmemLayoutQ;  // (BLOCK_M, HEAD_DIM), the epilogue's staging of O
+  using SmemAtomVt = std::conditional_t<kSwizzle128, cute::GMMA::Layout_MN_SW128_Atom<Element>,
+                                        cute::GMMA::Layout_MN_SW64_Atom<Element>>;
+  using SmemLayoutVt = decltype(cute::tile_to_shape(
+      SmemAtomVt{}, cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>,
+                                cute::Int<kStagesV>>{}));  // (HEAD_DIM, BLOCK_N, PIPE)
+  using SmemLayoutO = SmemLayoutQ;                         // (BLOCK_M, HEAD_DIM), the epilogue's staging of O
 
   // ---- TMA: global tensors as (rows, head dim, heads, batch); V as (head dim, rows, heads, batch). Varlen
   // inputs are one batch of total rows, each sequence a row offset. Rows past the extent read as zero.
@@ -83,15 +88,17 @@ struct FwdLayoutsSm90 {
   static constexpr std::uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
   static constexpr std::uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
 
-  // ---- Global stores of O: 16 bytes per thread, a warpgroup writes its 64 rows in whole 128-byte lines.
-  static constexpr int kStoreThreadsPerRow = kHeadDim / 8;
+  // ---- Global stores of O: 16 bytes per thread; the threads of a row take the largest power of two of
+  // its 16-byte chunks (all of them at D = 64, 128, 256; 4 of 12 at D = 96), so 128 threads tile the rows.
+  static constexpr int kStoreThreadsPerRow = (kHeadDim / 8) & -(kHeadDim / 8);
   using GmemTiledCopyO = decltype(cute::make_tiled_copy(
       cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, Element>{},
       cute::Layout<cute::Shape<cute::Int<128 / kStoreThreadsPerRow>, cute::Int<kStoreThreadsPerRow>>,
                    cute::Stride<cute::Int<kStoreThreadsPerRow>, cute::_1>>{},
       cute::Layout<cute::Shape<cute::_1, cute::_8>>{}));
 
-  using Pipeline = cutlass::PipelineTmaAsync<kStages>;
+  using PipelineK = cutlass::PipelineTmaAsync<kStagesK>;
+  using PipelineV = cutlass::PipelineTmaAsync<kStagesV>;
 
   /// Bytes of every buffer but O's staging; O gets its own buffer when it fits next to them, so the next
   /// tile's Q can load during the epilogue; otherwise (D = 256) it is staged through Q's buffer.
@@ -102,10 +109,11 @@ struct FwdLayoutsSm90 {
       kSmemBytesQKV + static_cast<int>(sizeof(Element)) * cute::cosize_v<SmemLayoutO> + 1024 <= 227 * 1024;
 
   struct Barriers {
-    typename Pipeline::SharedStorage pipeline_k;
-    typename Pipeline::SharedStorage pipeline_v;
+    typename PipelineK::SharedStorage pipeline_k;
+    typename PipelineV::SharedStorage pipeline_v;
     cutlass::arch::ClusterTransactionBarrier q_full;  ///< Q of the tile landed (TMA transaction bytes).
-    cutlass::arch::ClusterBarrier q_free;  ///< Every consumer thread is done with Q's buffer (tile's last read).
+    cutlass::arch::ClusterBarrier
+        q_free;  ///< Every consumer thread is done with Q's buffer (tile's last read).
   };
   // 1024-byte alignment: a 128-byte swizzle pattern repeats every 8 rows of 128 bytes, and TMA and
   // wgmma compute it from address bits.

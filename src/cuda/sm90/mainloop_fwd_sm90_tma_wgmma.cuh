@@ -1,12 +1,12 @@
 // flashattn — the main loop of the Hopper forward kernel for one block of query rows.
 //
 // Producer (one thread of the producer warpgroup): TMA-loads Q once (its own transaction barrier), then
-// the K and V tiles of every key tile the block keeps, into rings of kStages shared-memory stages guarded
-// by CUTLASS PipelineTmaAsync full/empty mbarriers (full: the TMA's bytes landed; empty: every consumer
-// thread is done reading the stage).
-// Consumers (each warpgroup 64 query rows): per key tile, S = Q·Kᵀ by wgmma from shared memory, the mask
-// and score mods, the online softmax (exp2), P rounded to the element type in registers, and O += P·V by
-// wgmma with P from registers. Each stage is released as soon as its last reader finished.
+// the K and V tiles of every key tile the block keeps, into rings of kStagesK and kStagesV shared-memory
+// stages guarded by CUTLASS PipelineTmaAsync full/empty mbarriers (full: the TMA's bytes landed; empty: every
+// consumer thread is done reading the stage). Consumers (each warpgroup 64 query rows): per key tile, S =
+// Q·Kᵀ by wgmma from shared memory, the mask and score mods, the online softmax (exp2), P rounded to the
+// element type in registers, and O += P·V by wgmma with P from registers. Each stage is released as soon as
+// its last reader finished.
 //
 // Key tiles are visited from the last to the first, as in the portable kernel: the partial sequence-end
 // tile and the causal diagonal come first, and only the tiles that cross a row's key interval (or every
@@ -45,8 +45,10 @@ template <class Element, int kHeadDim>
 struct FwdMainloopSm90 {
   using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
   using Params = FwdParamsSm90<Element, kHeadDim>;
-  using Pipeline = typename Layouts::Pipeline;
-  using PipelineState = typename Pipeline::PipelineState;
+  using PipelineK = typename Layouts::PipelineK;
+  using PipelineV = typename Layouts::PipelineV;
+  using StateK = typename PipelineK::PipelineState;
+  using StateV = typename PipelineV::PipelineState;
   static constexpr int kBlockM = Layouts::kBlockM;
   static constexpr int kBlockN = Layouts::kBlockN;
   static constexpr int kConsumerThreads = Layouts::kConsumerThreads;
@@ -73,7 +75,8 @@ struct FwdMainloopSm90 {
 
   /// The work of `tile` (m_block, head, batch), or nothing when the block starts past its sequence's end
   /// (varlen: the sequence is shorter than the longest).
-  __device__ static bool make_work(const Params& params, const PersistentTileScheduler::Tile& tile, Work& work) {
+  __device__ static bool make_work(const Params& params, const PersistentTileScheduler::Tile& tile,
+                                   Work& work) {
     const ForwardParams& p = params.base.problem;
     const BlockInfo info(p, tile.batch, tile.head);
     const int row0 = tile.m_block * kBlockM;
@@ -81,18 +84,19 @@ struct FwdMainloopSm90 {
     const KeyRange range(p, info.seqlen_q, info.seqlen_k);
     const int q_rows = min(kBlockM, info.seqlen_q - row0);
     // Row intervals grow with the row, so the block needs keys [begin(first row), end(last row)).
-    work = {row0,
-            q_rows,
-            info.seqlen_k,
-            range.key_begin(row0) / kBlockN,
-            (range.key_end(row0 + q_rows - 1) + kBlockN - 1) / kBlockN,
-            p.q_start(info.batch),
-            p.k_start(info.batch),
-            p.is_varlen() ? 0 : info.batch,
-            info.head,
-            info.head_kv,
-            params.base.has_alibi ? p.alibi_slopes[info.batch * p.alibi_batch_stride + info.head] * kLog2e : 0.0f,
-            range};
+    work = {
+        row0,
+        q_rows,
+        info.seqlen_k,
+        range.key_begin(row0) / kBlockN,
+        (range.key_end(row0 + q_rows - 1) + kBlockN - 1) / kBlockN,
+        p.q_start(info.batch),
+        p.k_start(info.batch),
+        p.is_varlen() ? 0 : info.batch,
+        info.head,
+        info.head_kv,
+        params.base.has_alibi ? p.alibi_slopes[info.batch * p.alibi_batch_stride + info.head] * kLog2e : 0.0f,
+        range};
     return true;
   }
 
@@ -100,7 +104,7 @@ struct FwdMainloopSm90 {
   /// q_full), then K of tile n before V of tile n + 1 (the order the consumers read them in). Called by one
   /// thread, once Q's buffer is free.
   __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem,
-                              Pipeline& pipeline_k, Pipeline& pipeline_v, PipelineState& write,
+                              PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& write_k, StateV& write_v,
                               const Work& work) {
     using namespace cute;
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});
@@ -126,17 +130,17 @@ struct FwdMainloopSm90 {
     auto [tQgQ, tQsQ] = tma_partition(params.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ),
                                       group_modes<0, 2>(gQ));  // (TMA), (TMA)
     // (TMA, n) global and (TMA, PIPE) shared partitions of K and V.
-    const auto tK = tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK),
-                                  group_modes<0, 2>(gK));
-    const auto tV = tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sVt),
-                                  group_modes<0, 2>(gVt));
-    auto load_k = [&](int n, PipelineState& state) {
+    const auto tK =
+        tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
+    const auto tV =
+        tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sVt), group_modes<0, 2>(gVt));
+    auto load_k = [&](int n, StateK& state) {
       pipeline_k.producer_acquire(state);
       copy(params.tma_k.with(*pipeline_k.producer_get_barrier(state)), get<0>(tK)(_, n),
            get<1>(tK)(_, state.index()));
       ++state;
     };
-    auto load_v = [&](int n, PipelineState& state) {
+    auto load_v = [&](int n, StateV& state) {
       pipeline_v.producer_acquire(state);
       copy(params.tma_v.with(*pipeline_v.producer_get_barrier(state)), get<0>(tV)(_, n),
            get<1>(tV)(_, state.index()));
@@ -147,11 +151,10 @@ struct FwdMainloopSm90 {
     smem.barriers.q_full.arrive_and_expect_tx(Layouts::kTmaBytesQ);
     copy(params.tma_q.with(reinterpret_cast<BarrierValue&>(smem.barriers.q_full)), tQgQ, tQsQ);
     if (!work.has_keys()) return;
-    // K and V of tile n sit in stage n of their rings; the V ring trails the K ring by one tile.
-    PipelineState write_v = write;
-    load_k(work.n_end - 1, write);
+    // The V loads trail the K loads by one tile.
+    load_k(work.n_end - 1, write_k);
     for (int n = work.n_end - 2; n >= work.n_begin; --n) {
-      load_k(n, write);
+      load_k(n, write_k);
       load_v(n + 1, write_v);
     }
     load_v(work.n_begin, write_v);
@@ -162,9 +165,9 @@ struct FwdMainloopSm90 {
   /// `pingpong` orders the two warpgroups' wgmma issue.
   template <class PingPongT, class AccO>
   __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
-                                 Pipeline& pipeline_k, Pipeline& pipeline_v, PipelineState& read,
-                                 const Work& work, int thread, const PingPongT& pingpong,
-                                 AccO& tOrO, Softmax& softmax) {
+                                 PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& read_k, StateV& read_v,
+                                 const Work& work, int thread, const PingPongT& pingpong, AccO& tOrO,
+                                 Softmax& softmax) {
     using namespace cute;
     if (!work.has_keys()) return;
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});
@@ -182,7 +185,7 @@ struct FwdMainloopSm90 {
     Tensor tScS = thr_qk.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{}));
     Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));  // (ROWS, COLS)
     Tensor tOrO_rc = gmma_acc_rowcol(tOrO);                                            // (ROWS, HEAD_DIM)
-    Tensor tSrS = partition_fragment_C(mma_qk, Shape<Int<kBlockM>, Int<kBlockN>>{});  // (MMA, MMA_M, MMA_N)
+    Tensor tSrS = partition_fragment_C(mma_qk, Shape<Int<kBlockM>, Int<kBlockN>>{});   // (MMA, MMA_M, MMA_N)
     Tensor scores = gmma_acc_rowcol(tSrS);                                             // (ROWS, BLOCK_N)
     Tensor rP = make_fragment_like<Element>(tSrS);  // P of the step, in the element type
     Tensor tOrP = make_tensor(rP.data(), gmma_acc_as_a_layout(rP.layout()));  // (MMA, MMA_M, MMA_K)
@@ -203,22 +206,23 @@ struct FwdMainloopSm90 {
     auto issue_pv = [&](int stage) {
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);
     };
-    // S of key tile n (in the stage `read` points at), masked, with nothing to overlap it with.
+    // S of key tile n (in the stage `read_k` points at), masked, with nothing to overlap it with.
     auto scores_alone = [&](int n) {
-      pipeline_k.consumer_wait(read);
+      pipeline_k.consumer_wait(read_k);
       pingpong.wait();
-      issue_s(read.index());
+      issue_s(read_k.index());
       pingpong.pass();
       gmma_wait<0>(tSrS);
-      pipeline_k.consumer_release(read);
+      pipeline_k.consumer_release(read_k);
+      ++read_k;
       mask(n);
     };
 
     // Only the first tile visited can hold the sequence end (uniform over the consumers).
-    auto zero_v_tail = [&](int n, const PipelineState& state) {
+    auto zero_v_tail = [&](int n) {
       if (params.base.problem.is_varlen() && (n + 1) * kBlockN > work.seqlen_k) {
-        pipeline_v.consumer_wait(state);
-        zero_key_tail(sVt, state.index(), work.seqlen_k - n * kBlockN, thread);
+        pipeline_v.consumer_wait(read_v);
+        zero_key_tail(sVt, read_v.index(), work.seqlen_k - n * kBlockN, thread);
       }
     };
 
@@ -229,14 +233,14 @@ struct FwdMainloopSm90 {
         scores_alone(n);
         Softmax::apply(softmax.fold(scores), tOrO_rc);
         convert_fragment_into(tSrS, rP);
-        pipeline_v.consumer_wait(read);
-        if (n == work.n_end - 1) zero_v_tail(n, read);
+        pipeline_v.consumer_wait(read_v);
+        if (n == work.n_end - 1) zero_v_tail(n);
         pingpong.wait();
-        issue_pv(read.index());
+        issue_pv(read_v.index());
         pingpong.pass();
         gmma_wait<0>(tOrO, tOrP);
-        pipeline_v.consumer_release(read);
-        ++read;
+        pipeline_v.consumer_release(read_v);
+        ++read_v;
       }
       return;
     }
@@ -246,29 +250,28 @@ struct FwdMainloopSm90 {
     scores_alone(n);
     // O is still zero, so this first rescale (applied at the next step) cannot do harm.
     typename Softmax::Rescale rescale = softmax.fold(scores);
-    zero_v_tail(n, read);
+    zero_v_tail(n);
     convert_fragment_into(tSrS, rP);
-    PipelineState read_v = read;  // the stage of the tile whose P is in rP
-    ++read;
+    // From here on read_v is the stage of the tile whose P is in rP, one tile behind read_k.
 
     CUTE_NO_UNROLL
     for (--n; n >= work.n_begin; --n) {
-      pipeline_k.consumer_wait(read);
+      pipeline_k.consumer_wait(read_k);
       pingpong.wait();
-      issue_s(read.index());
+      issue_s(read_k.index());
       Softmax::apply(rescale, tOrO_rc);  // for the maxima of the tile whose P·V comes next
       pipeline_v.consumer_wait(read_v);
       issue_pv(read_v.index());
       pingpong.pass();
       gmma_wait<1>(tSrS);  // S_n landed (wgmma groups complete in issue order); P·V still runs
-      pipeline_k.consumer_release(read);
+      pipeline_k.consumer_release(read_k);
+      ++read_k;
       mask(n);
       rescale = softmax.fold(scores);
       gmma_wait<0>(tOrO, tOrP);  // P·V done: rP and the V stage are free
       pipeline_v.consumer_release(read_v);
+      ++read_v;
       convert_fragment_into(tSrS, rP);
-      read_v = read;
-      ++read;
     }
 
     // The last tile's P·V.
@@ -279,13 +282,15 @@ struct FwdMainloopSm90 {
     pingpong.pass();
     gmma_wait<0>(tOrO, tOrP);
     pipeline_v.consumer_release(read_v);
+    ++read_v;
   }
 
  private:
   /// Masks (and, with score mods, transforms into the log2 domain) the scores of key tile n.
   template <class Scores, class Coords>
   __device__ static void mask_tile(const Params& params, Scores& scores, const Coords& tScS_rc,
-                                   const RowKeyIntervals<kRowsPerThread>& intervals, float slope_log2, int n) {
+                                   const RowKeyIntervals<kRowsPerThread>& intervals, float slope_log2,
+                                   int n) {
     const int col0 = n * kBlockN;
     if (params.base.score_mods) {
       scores_to_log2(params.base, scores);

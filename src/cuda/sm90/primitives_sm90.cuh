@@ -112,7 +112,8 @@ class PingPong {
   }
   __device__ void wait() const {
     if constexpr (kEnabled) {
-      cutlass::arch::NamedBarrier::sync(kThreads, static_cast<std::uint32_t>(FwdBarrier::kPingPong) + warp_group_);
+      cutlass::arch::NamedBarrier::sync(kThreads,
+                                        static_cast<std::uint32_t>(FwdBarrier::kPingPong) + warp_group_);
     }
   }
   __device__ void pass() const {
@@ -121,7 +122,8 @@ class PingPong {
 
  private:
   __device__ static void arrive(int warp_group) {
-    cutlass::arch::NamedBarrier::arrive(kThreads, static_cast<std::uint32_t>(FwdBarrier::kPingPong) + warp_group);
+    cutlass::arch::NamedBarrier::arrive(kThreads,
+                                        static_cast<std::uint32_t>(FwdBarrier::kPingPong) + warp_group);
   }
   int warp_group_;
 };

@@ -12,19 +12,20 @@
 
 namespace flashattn::cuda::sm90 {
 
-/// How one CTA tiles the problem: Q (BLOCK_M, HEAD_DIM) stays in shared memory, K and V stream through a
-/// ring of `stages` (BLOCK_N, HEAD_DIM) tiles each.
+/// How one CTA tiles the problem: Q (BLOCK_M, HEAD_DIM) stays in shared memory, K and V stream through
+/// rings of (BLOCK_N, HEAD_DIM) tiles.
 struct FwdTileSm90 {
   int block_m;              ///< Query rows per CTA: 64 per consumer warpgroup.
   int block_n;              ///< Key rows per main-loop step (the N of S = Q·Kᵀ, the K of O += P·V).
-  int stages;               ///< Depth of the K and V shared-memory rings.
+  int stages_k;             ///< Depth of the K ring.
+  int stages_v;             ///< Depth of the V ring (V is held longest: released after the softmax).
   int consumer_warpgroups;  ///< Warpgroups running the math; one more warpgroup issues the TMA loads.
   bool intra_warpgroup_overlap = true;  ///< Softmax of tile n under the P·V wgmma of tile n + 1.
   bool pingpong = true;                 ///< Consumer warpgroups take turns issuing their wgmmas.
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
-enum class FwdAblationSm90 { none, no_pingpong, no_overlap, no_overlap_no_pingpong, stages_3 };
+enum class FwdAblationSm90 { none, no_pingpong, no_overlap, no_overlap_no_pingpong, stages_3, v_stages_2 };
 
 #if !defined(FLASHATTN_SM90_ABLATION)
 inline constexpr FwdAblationSm90 kFwdAblationSm90 = FwdAblationSm90::none;
@@ -43,6 +44,8 @@ constexpr const char* fwd_ablation_suffix_sm90() {
       return "+no_overlap_no_pingpong";
     case FwdAblationSm90::stages_3:
       return "+stages_3";
+    case FwdAblationSm90::v_stages_2:
+      return "+v_stages_2";
     default:
       return "";
   }
@@ -51,20 +54,31 @@ constexpr const char* fwd_ablation_suffix_sm90() {
 /// The tile of head dim `head_dim` as built (0 fields for a head dim with no sm90 kernel).
 constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim) {
   switch (head_dim) {
-    // 128x128, 2 stages: 80 KB of shared memory with O's own buffer; S (64 fp32) and O (32 fp32) per
-    // thread leave room to grow block_m to 192 (three consumer warpgroups) once that is measured.
+    // 128x128, 2 K + 3 V stages: 112 KB of shared memory with O's own buffer; S (64 fp32) and O (32 fp32)
+    // per thread leave room to grow block_m to 192 (three consumer warpgroups) once that is measured.
     case 64:
-      return {128, 128, 2, 2};
-    // 128x128, 2 stages: Q 32 KB + 2 x (K 32 KB + V 32 KB) + O 32 KB = 192 KB; S and O take 64 fp32 each
-    // per thread, P 32 registers.
+      return {128, 128, 2, 3, 2};
+    // 128x128, 2 K + 3 V stages: Q 24 KB + 2 x K 24 KB + 3 x V 24 KB + O 24 KB = 168 KB, 64-byte swizzle
+    // (rows of 192 bytes); S 64, O 48, P 32 registers per thread.
+    case 96:
+      return {128, 128, 2, 3, 2};
+    // 128x128, 2 K + 3 V stages: Q 32 KB + 2 x K 32 KB + 3 x V 32 KB + O 32 KB = 224 KB; S and O take
+    // 64 fp32 each per thread, P 32 registers. A V stage stays busy from its P·V's issue to the end of
+    // the softmax that runs under it, a K stage only until its S landed: the third V stage keeps the
+    // producer a full step ahead (docs/PERF.md, v_stages_2 ablation).
     case 128:
-      return {128, 128, 2, 2};
-    // 128x64, 2 stages: Q 64 KB + 2 x (K 32 KB + V 32 KB) = 192 KB, O staged through Q's buffer; O takes
-    // 128 fp32 per thread, so S stays at 32 (a 128-key tile would not fit the shared memory either).
+      return {128, 128, 2, 3, 2};
+    // 128x112, 2 K + 2 V stages: Q 48 KB + 2 x K 42 KB + 2 x V 42 KB = 216 KB, O staged through Q's
+    // buffer; O takes 96 fp32 per thread, so S stays at 56 (and P 28) to keep the 240-register budget.
+    case 192:
+      return {128, 112, 2, 2, 2};
+    // 128x64, 2 K + 3 V stages: Q 64 KB + 2 x K 32 KB + 3 x V 32 KB = 224 KB, O staged through Q's buffer;
+    // O takes 128 fp32 per thread, so S stays at 32 (a 128-key tile would not fit the shared memory
+    // either).
     case 256:
-      return {128, 64, 2, 2};
+      return {128, 64, 2, 3, 2};
     default:
-      return {0, 0, 0, 0};
+      return {0, 0, 0, 0, 0};
   }
 }
 
@@ -83,7 +97,10 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim) {
       tile.pingpong = false;
       break;
     case FwdAblationSm90::stages_3:
-      tile.stages = head_dim == 256 ? tile.stages : 3;  // D = 256: a third stage does not fit
+      tile.stages_k = head_dim == 256 ? tile.stages_k : 3;  // D = 256: a third K stage does not fit
+      break;
+    case FwdAblationSm90::v_stages_2:
+      tile.stages_v = 2;
       break;
     default:
       break;

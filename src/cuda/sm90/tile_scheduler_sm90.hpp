@@ -33,11 +33,11 @@ class PersistentTileScheduler {
 
   /// The order's constants, computed on the host.
   struct Order {
-    std::int64_t tiles = 0;     ///< num_m_blocks * batch * heads
-    int m_blocks = 0;           ///< Query tiles per head.
-    int heads = 0;              ///< Query heads per batch entry.
-    int batch_heads = 0;        ///< batch * heads
-    bool longest_first = false; ///< Query tiles outermost, last first (tiles of unequal length).
+    std::int64_t tiles = 0;      ///< num_m_blocks * batch * heads
+    int m_blocks = 0;            ///< Query tiles per head.
+    int heads = 0;               ///< Query heads per batch entry.
+    int batch_heads = 0;         ///< batch * heads
+    bool longest_first = false;  ///< Query tiles outermost, last first (tiles of unequal length).
   };
 
   /// Host: the order of `params`.
