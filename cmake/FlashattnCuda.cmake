@@ -37,8 +37,9 @@ set(FLASHATTN_DTYPES "AUTO" CACHE STRING "CUDA kernel dtypes to build, e.g. fp16
 option(FLASHATTN_PTXAS_VERBOSE "Print registers, spills and shared memory of every CUDA kernel (-Xptxas -v)" OFF)
 # Measurement builds only (src/cuda/sm90/tile_fwd_sm90.hpp): turn one design choice of the sm90 kernels off.
 set(FLASHATTN_SM90_ABLATION "none" CACHE STRING
-    "Ablation build of the sm90 kernels: none, no_pingpong, no_overlap, no_overlap_no_pingpong, stages_3 or v_stages_2")
-set_property(CACHE FLASHATTN_SM90_ABLATION PROPERTY STRINGS none no_pingpong no_overlap no_overlap_no_pingpong stages_3 v_stages_2)
+    "Ablation build of the sm90 kernels (the variants: FwdAblationSm90), none for the real kernels")
+set_property(CACHE FLASHATTN_SM90_ABLATION PROPERTY STRINGS none no_pingpong no_overlap no_overlap_no_pingpong stages_3 v_stages_2
+                                                     two_consumer_warpgroups)
 
 function(flashattn_add_cuda_sources target)
   file(GLOB_RECURSE cuda_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu ${PROJECT_SOURCE_DIR}/src/cuda/*.cpp)

@@ -33,9 +33,10 @@
 namespace flashattn::cuda::sm90 {
 
 /// Registers per thread after setmaxnreg: the producer needs a handful for addresses and loop state; the
-/// consumers hold O, S and P. 24 * 128 + 240 * 256 = 64512 of the SM's 65536 (one CTA per SM).
+/// consumers hold O, S and P and share the rest of the SM's 65536: 24 * 128 + 240 * 256 = 64512 with two
+/// consumer warpgroups, 24 * 128 + 160 * 384 = 64512 with three.
 inline constexpr int kProducerRegisters = 24;
-inline constexpr int kConsumerRegisters = 240;
+constexpr int consumer_registers(int consumer_warpgroups) { return consumer_warpgroups == 2 ? 240 : 160; }
 
 template <class Element, int kHeadDim>
 __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1)
@@ -48,8 +49,10 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   using PipelineV = typename Layouts::PipelineV;
   using Scheduler = PersistentTileScheduler;
   constexpr int kBlockM = Layouts::kBlockM;
-  static_assert(Layouts::kConsumerWarpGroups == 2,
-                "two consumer warpgroups: the register split above and the ping-pong assume 384 threads");
+  constexpr int kConsumerRegisters = consumer_registers(Layouts::kConsumerWarpGroups);
+  static_assert(
+      Layouts::kConsumerWarpGroups == 2 || Layouts::kConsumerWarpGroups == 3,
+      "the register split and the ping-pong barriers are laid out for two or three consumer warpgroups");
   static_assert(kProducerRegisters * 128 + kConsumerRegisters * Layouts::kConsumerThreads <= 65536,
                 "setmaxnreg cannot hand out more registers than the SM has");
   static_assert(kProducerRegisters % 8 == 0 && kConsumerRegisters % 8 == 0,
@@ -104,7 +107,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
 
   cutlass::arch::warpgroup_reg_alloc<kConsumerRegisters>();
   const int thread = threadIdx.x - 128;
-  const PingPong<Layouts::kPingPong> pingpong(warp_group - 1);
+  const PingPong<Layouts::kPingPong, Layouts::kConsumerWarpGroups> pingpong(warp_group - 1);
   pingpong.start();
   typename Mainloop::StateK read_k;
   typename Mainloop::StateV read_v;

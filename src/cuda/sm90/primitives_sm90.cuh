@@ -85,24 +85,26 @@ __device__ __forceinline__ int thread_index_in_loop() {
   return index;
 }
 
-/// Named barriers of the forward kernel (ids above CUTLASS's reserved ones; 16 exist in hardware).
-/// Each is used by a fixed set of threads: kConsumers by every consumer warpgroup, kWarpGroup + w by
-/// consumer warpgroup w alone, kPingPong + w by both consumer warpgroups (w waits, the other passes).
-enum class FwdBarrier : std::uint32_t { kConsumers = 0, kWarpGroup = 1, kPingPong = 3 };
+/// Named barriers of the forward kernel (ids above CUTLASS's reserved ones; 16 exist in hardware, room for
+/// three consumer warpgroups). Each is used by a fixed set of threads: kConsumers by every consumer
+/// warpgroup, kWarpGroup + w by consumer warpgroup w alone, kPingPong + w by warpgroup w (waiting) and the
+/// warpgroup before it in turn order (passing).
+enum class FwdBarrier : std::uint32_t { kConsumers = 0, kWarpGroup = 1, kPingPong = 4 };
 
 /// Blocks until `threads` threads reached barrier `id` (+ offset for per-warpgroup barriers).
 __device__ __forceinline__ void named_barrier_sync(int threads, FwdBarrier id, int offset = 0) {
   cutlass::arch::NamedBarrier::sync(threads, static_cast<std::uint32_t>(id) + offset);
 }
 
-/// Ping-pong between two consumer warpgroups: each issues its tensor-core work of a step only in its turn
-/// (wait), and hands the turn over right after issuing (pass), so one warpgroup's softmax runs while the
-/// other's wgmmas occupy the tensor cores. Turns alternate strictly, so both warpgroups must take the
-/// same number of turns; warpgroup 0 goes first (start). kEnabled = false (an ablation build) makes every
-/// call a no-op.
-template <bool kEnabled>
+/// Ping-pong among the consumer warpgroups: each issues its tensor-core work of a step only in its turn
+/// (wait), and hands the turn to the next warpgroup right after issuing (pass), so the others' softmax
+/// runs while one warpgroup's wgmmas occupy the tensor cores. Turns go round strictly (0, 1, .., 0), so
+/// every warpgroup must take the same number of turns; warpgroup 0 goes first (start). kEnabled = false
+/// (an ablation build) makes every call a no-op.
+template <bool kEnabled, int kWarpGroups>
 class PingPong {
  public:
+  static_assert(kWarpGroups >= 2 && kWarpGroups <= 3, "barrier ids are reserved for two or three warpgroups");
   static constexpr int kThreads = 2 * 128;  ///< per barrier: 128 waiting + 128 passing threads
 
   __device__ explicit PingPong(int warp_group) : warp_group_(warp_group) {}
@@ -117,7 +119,7 @@ class PingPong {
     }
   }
   __device__ void pass() const {
-    if constexpr (kEnabled) arrive(1 - warp_group_);
+    if constexpr (kEnabled) arrive(warp_group_ + 1 == kWarpGroups ? 0 : warp_group_ + 1);
   }
 
  private:

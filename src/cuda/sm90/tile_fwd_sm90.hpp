@@ -1,9 +1,9 @@
 // flashattn — compile-time tile configuration of the Hopper (sm90) forward kernel, one per head dim.
 //
 // Limits behind every choice: 227 KB of shared memory per CTA; 64K registers per SM shared by
-// 128 * (consumer_warpgroups + 1) threads, rebalanced with setmaxnreg (producer 24, consumers 240 with two
-// consumer warpgroups: 24 * 128 + 240 * 256 = 64512 <= 65536); a wgmma instruction covers 64 rows of one
-// warpgroup and N <= 256 columns, so each consumer warpgroup owns 64 query rows of the CTA.
+// 128 * (consumer_warpgroups + 1) threads, rebalanced with setmaxnreg (producer 24; consumers 240 each
+// with two consumer warpgroups, 160 with three: 64512 <= 65536 either way); a wgmma instruction covers 64
+// rows of one warpgroup and N <= 256 columns, so each consumer warpgroup owns 64 query rows of the CTA.
 //
 // Ablation builds (docs/PERF.md) compile every sm90 kernel with one design choice turned off, so that its
 // effect is measured rather than asserted: configure with -DFLASHATTN_SM90_ABLATION=<name> (CMake), and
@@ -25,7 +25,15 @@ struct FwdTileSm90 {
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
-enum class FwdAblationSm90 { none, no_pingpong, no_overlap, no_overlap_no_pingpong, stages_3, v_stages_2 };
+enum class FwdAblationSm90 {
+  none,
+  no_pingpong,
+  no_overlap,
+  no_overlap_no_pingpong,
+  stages_3,
+  v_stages_2,
+  two_consumer_warpgroups
+};
 
 #if !defined(FLASHATTN_SM90_ABLATION)
 inline constexpr FwdAblationSm90 kFwdAblationSm90 = FwdAblationSm90::none;
@@ -46,6 +54,8 @@ constexpr const char* fwd_ablation_suffix_sm90() {
       return "+stages_3";
     case FwdAblationSm90::v_stages_2:
       return "+v_stages_2";
+    case FwdAblationSm90::two_consumer_warpgroups:
+      return "+two_consumer_warpgroups";
     default:
       return "";
   }
@@ -54,10 +64,13 @@ constexpr const char* fwd_ablation_suffix_sm90() {
 /// The tile of head dim `head_dim` as built (0 fields for a head dim with no sm90 kernel).
 constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim) {
   switch (head_dim) {
-    // 128x128, 2 K + 3 V stages: 112 KB of shared memory with O's own buffer; S (64 fp32) and O (32 fp32)
-    // per thread leave room to grow block_m to 192 (three consumer warpgroups) once that is measured.
+    // 192x96 (three consumer warpgroups), 2 K + 3 V stages: Q 24 KB + 2 x K 12 KB + 3 x V 12 KB + O 24 KB
+    // = 108 KB. At D = 64 the softmax of a score tile takes longer than one warpgroup's two GEMMs on it, so
+    // two warpgroups cannot hide it under each other's; with three, two warpgroups' GEMMs cover one
+    // softmax. Three consumer warpgroups get 160 registers each: S 48 + O 32 + P 24 fit without spills
+    // (a 128-key tile, S 64 + P 32, spills 144 bytes in the main loop).
     case 64:
-      return {128, 128, 2, 3, 2};
+      return {192, 96, 2, 3, 3};
     // 128x128, 2 K + 3 V stages: Q 24 KB + 2 x K 24 KB + 3 x V 24 KB + O 24 KB = 168 KB, 64-byte swizzle
     // (rows of 192 bytes); S 64, O 48, P 32 registers per thread.
     case 96:
@@ -101,6 +114,9 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim) {
       break;
     case FwdAblationSm90::v_stages_2:
       tile.stages_v = 2;
+      break;
+    case FwdAblationSm90::two_consumer_warpgroups:
+      if (tile.consumer_warpgroups == 3) tile = {128, 128, tile.stages_k, tile.stages_v, 2};  // v3's tile
       break;
     default:
       break;
