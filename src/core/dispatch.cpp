@@ -1,6 +1,7 @@
 // flashattn — kernel selection. See dispatch.hpp.
 #include "core/dispatch.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -17,17 +18,17 @@ std::string KernelKey::name() const {
 
 namespace {
 
-/// The CUDA kernels move q, k, v and out in 16-byte vectors (cp.async, ldmatrix): each base pointer must be
-/// 16-byte aligned and each stride but the last a multiple of 8 elements (16 bytes of fp16/bf16).
-Status check_cuda_vector_alignment(const ForwardParams& params) {
-  const struct {
-    const char* name;
-    const void* data;
-    OperandStrides strides;
-  } operands[] = {{"q", params.q, params.q_strides},
-                  {"k", params.k, params.k_strides},
-                  {"v", params.v, params.v_strides},
-                  {"out", params.out, params.out_strides}};
+struct VectorOperand {
+  const char* name;
+  const void* data;
+  OperandStrides strides;
+};
+
+/// The CUDA kernels move q, k, v and out (and the backward's dout, dq, dk, dv) in 16-byte vectors
+/// (cp.async, ldmatrix): each base pointer must be 16-byte aligned and each stride but the last a multiple
+/// of 8 elements (16 bytes of fp16/bf16).
+template <std::size_t kCount>
+Status check_cuda_vector_alignment(const VectorOperand (&operands)[kCount]) {
   for (const auto& operand : operands) {
     if (reinterpret_cast<std::uintptr_t>(operand.data) % 16 != 0) {
       return {StatusCode::unsupported,
@@ -46,6 +47,14 @@ Status check_cuda_vector_alignment(const ForwardParams& params) {
     }
   }
   return {};
+}
+
+Status check_cuda_vector_alignment(const ForwardParams& params) {
+  const VectorOperand operands[] = {{"q", params.q, params.q_strides},
+                                    {"k", params.k, params.k_strides},
+                                    {"v", params.v, params.v_strides},
+                                    {"out", params.out, params.out_strides}};
+  return check_cuda_vector_alignment(operands);
 }
 
 bool is_built(const KernelKey& key) {
@@ -125,6 +134,19 @@ Selection select_kernel(OpKind op, const ForwardParams& params, const DeviceCont
           ? "device: flashattn's CUDA kernels need sm80 or newer, got sm" + std::to_string(device.arch)
           : "q: no CUDA kernel is built for dtype " + std::string(to_string(params.dtype)) +
                 " and head dim " + std::to_string(params.head_dim)};
+  return selection;
+}
+
+Selection select_kernel(OpKind op, const BackwardParams& params, const DeviceContext& device) {
+  Selection selection = select_kernel(op, static_cast<const ForwardParams&>(params), device);
+  if (!selection.key || selection.key->backend != Backend::cuda) return selection;
+  const VectorOperand operands[] = {{"dout", params.dout, params.dout_strides},
+                                    {"dq", params.dq, params.dq_strides},
+                                    {"dk", params.dk, params.dk_strides},
+                                    {"dv", params.dv, params.dv_strides}};
+  if (Status status = check_cuda_vector_alignment(operands); !status.ok()) {
+    return Selection{std::nullopt, status, false, {}};
+  }
   return selection;
 }
 

@@ -48,6 +48,9 @@ struct Selection {
 
 /// Pure: same inputs, same answer; touches no memory behind the params' pointers.
 Selection select_kernel(OpKind op, const ForwardParams& params, const DeviceContext& device);
+/// The backward's selection: the same key as above, refused on CUDA when a tensor only the backward has
+/// (dout, dq, dk, dv) breaks the kernels' alignment rule.
+Selection select_kernel(OpKind op, const BackwardParams& params, const DeviceContext& device);
 
 /// Launch signatures of the table's entries.
 using ForwardLauncher = Status (*)(const ForwardParams& params, const AttentionArgs& args, RunInfo& info);

@@ -29,6 +29,9 @@ ForwardLauncher find_forward_launcher(const KernelKey& key) {
 
 BackwardLauncher find_backward_launcher(const KernelKey& key) {
   if (key.backend == Backend::cpu && key.op == OpKind::backward) return launch_cpu_backward;
+#if defined(FLASHATTN_WITH_CUDA)
+  if (key.backend == Backend::cuda) return cuda::find_backward_launcher(key);
+#endif
   return nullptr;
 }
 

@@ -13,4 +13,10 @@ core::ForwardLauncher find_forward_launcher(const core::KernelKey& key);
 /// How many CUDA forward kernels were instantiated.
 int forward_kernel_count();
 
+/// The launcher of a built CUDA backward kernel, or null when `key` is not built.
+core::BackwardLauncher find_backward_launcher(const core::KernelKey& key);
+
+/// How many CUDA backward kernels were instantiated.
+int backward_kernel_count();
+
 }  // namespace flashattn::cuda

@@ -1,0 +1,113 @@
+// flashattn — the CuTe types of the portable backward kernel for one (element type, head dim): the three
+// tiled mma.sync of the five products, the swizzled shared-memory layouts and their transposed views, the
+// copy atoms (cp.async, ldmatrix, ldmatrix.trans) and the shared storage.
+//
+// Products (TN: both operands K-major as mma.sync wants; a transposed view + ldmatrix.trans reads an
+// operand whose K mode is not the contiguous one):
+//   S  = Q·Kᵀ,  dP = dO·Vᵀ    (BLOCK_M, BLOCK_N), K mode HEAD_DIM    TiledMmaSdP
+//   dV += Pᵀ·dO, dK += dSᵀ·Q  (BLOCK_N, HEAD_DIM), K mode BLOCK_M    TiledMmadKV, both operands transposed
+//   dQ  = dS·K                (BLOCK_M, HEAD_DIM), K mode BLOCK_N    TiledMmadQ, K transposed
+#pragma once
+
+#include <type_traits>
+
+#include <cutlass/numeric_types.h>
+#include <cute/tensor.hpp>
+
+#include "cuda/sm80/tile_bwd_sm80.hpp"
+
+namespace flashattn::cuda::sm80 {
+
+template <class Element, int kHeadDim>
+struct BwdLayouts {
+  static_assert(std::is_same_v<Element, cutlass::half_t> || std::is_same_v<Element, cutlass::bfloat16_t>,
+                "mma.sync m16n8k16 takes fp16 or bf16 operands");
+  static constexpr BwdTile kTile = bwd_tile(kHeadDim);
+  static_assert(kTile.block_m > 0, "no backward tile configuration for this head dim");
+  static constexpr int kBlockM = kTile.block_m;
+  static constexpr int kBlockN = kTile.block_n;
+  static constexpr int kWarps = kTile.warps;
+  static constexpr int kThreads = kWarps * 32;
+  static constexpr int kCtasPerSm = kTile.ctas_per_sm;
+
+  // ---- Tensor cores: warps_m warps along a product's rows, the others along its columns; the column tile
+  // is 16 per warp so one ldmatrix.x4 feeds two n8 atoms of B.
+  using MmaOp = std::conditional_t<std::is_same_v<Element, cutlass::half_t>,
+                                   cute::SM80_16x8x16_F32F16F16F32_TN, cute::SM80_16x8x16_F32BF16BF16F32_TN>;
+  template <int kWarpsM>
+  using TiledMmaOf =
+      cute::TiledMMA<cute::MMA_Atom<MmaOp>,
+                     cute::Layout<cute::Shape<cute::Int<kWarpsM>, cute::Int<kWarps / kWarpsM>, cute::_1>>,
+                     cute::Tile<cute::Int<16 * kWarpsM>, cute::Int<16 * (kWarps / kWarpsM)>, cute::_16>>;
+  using TiledMmaSdP = TiledMmaOf<kTile.warps_m_sdp>;
+  using TiledMmadKV = TiledMmaOf<kTile.warps_n_dkv>;
+  using TiledMmadQ = TiledMmaOf<kTile.warps_m_dq>;
+  static_assert(kBlockM % (16 * kTile.warps_m_sdp) == 0 && kBlockN % (16 * (kWarps / kTile.warps_m_sdp)) == 0,
+                "the S / dP tile divides (BLOCK_M, BLOCK_N)");
+  static_assert(kBlockN % (16 * kTile.warps_n_dkv) == 0 &&
+                    kHeadDim % (16 * (kWarps / kTile.warps_n_dkv)) == 0,
+                "the dK / dV tile divides (BLOCK_N, HEAD_DIM)");
+  static_assert(kBlockM % (16 * kTile.warps_m_dq) == 0 && kHeadDim % (16 * (kWarps / kTile.warps_m_dq)) == 0,
+                "the dQ tile divides (BLOCK_M, HEAD_DIM)");
+
+  // ---- Shared memory: rows of 64 elements (128 B) where the width allows, else 32 (head dim 96); the XOR
+  // swizzle spreads the 8 rows an ldmatrix reads (plain or transposed) over all 32 banks.
+  template <int kRowChunk>
+  using SmemAtomOf =
+      decltype(cute::composition(cute::Swizzle < kRowChunk == 64 ? 3 : 2, 3, 3 > {},
+                                 cute::Layout<cute::Shape<cute::_8, cute::Int<kRowChunk>>,
+                                              cute::Stride<cute::Int<kRowChunk>, cute::_1>>{}));
+  static constexpr int kSmemRowChunk = kHeadDim % 64 == 0 ? 64 : 32;
+  static_assert(kBlockN % 64 == 0, "P and dS rows are whole 64-element swizzle chunks");
+  using SmemLayoutQ = decltype(cute::tile_to_shape(
+      SmemAtomOf<kSmemRowChunk>{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
+  using SmemLayoutKV = decltype(cute::tile_to_shape(
+      SmemAtomOf<kSmemRowChunk>{},
+      cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>>{}));  // (BLOCK_N, HEAD_DIM)
+  using SmemLayoutPdS = decltype(cute::tile_to_shape(
+      SmemAtomOf<64>{}, cute::Shape<cute::Int<kBlockM>, cute::Int<kBlockN>>{}));  // (BLOCK_M, BLOCK_N)
+  // The same bytes seen transposed, as the operands whose K mode is the stored rows.
+  template <class Layout, int kRows, int kCols>
+  using TransposedOf = decltype(cute::composition(
+      Layout{}, cute::make_layout(cute::Shape<cute::Int<kCols>, cute::Int<kRows>>{}, cute::GenRowMajor{})));
+  using SmemLayoutQt = TransposedOf<SmemLayoutQ, kBlockM, kHeadDim>;     // (HEAD_DIM, BLOCK_M): Qᵀ, dOᵀ
+  using SmemLayoutKt = TransposedOf<SmemLayoutKV, kBlockN, kHeadDim>;    // (HEAD_DIM, BLOCK_N): Kᵀ
+  using SmemLayoutPdSt = TransposedOf<SmemLayoutPdS, kBlockM, kBlockN>;  // (BLOCK_N, BLOCK_M): Pᵀ, dSᵀ
+
+  // ---- Shared memory -> registers: ldmatrix, transposing for the transposed views.
+  using SmemCopyAtom = cute::Copy_Atom<cute::SM75_U32x4_LDSM_N, Element>;
+  using SmemCopyAtomTransposed = cute::Copy_Atom<cute::SM75_U16x8_LDSM_T, Element>;
+  // Registers -> shared memory for P, dS, dK and dV: a thread's accumulator pairs are 32-bit stores.
+  using SmemCopyAtomC = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<128>, Element>;
+
+  // ---- Global <-> shared: 16 bytes (8 elements) per thread and copy, a row chunk per group of threads.
+  // cp.async.cg bypasses L1: every tile is read once per CTA.
+  static constexpr int kGmemThreadsPerRow = kSmemRowChunk / 8;
+  using GmemThreadLayout =
+      cute::Layout<cute::Shape<cute::Int<kThreads / kGmemThreadsPerRow>, cute::Int<kGmemThreadsPerRow>>,
+                   cute::Stride<cute::Int<kGmemThreadsPerRow>, cute::_1>>;
+  using GmemValueLayout = cute::Layout<cute::Shape<cute::_1, cute::_8>>;
+  using GmemTiledCopyLoad = decltype(cute::make_tiled_copy(
+      cute::Copy_Atom<cute::SM80_CP_ASYNC_CACHEGLOBAL<cute::uint128_t>, Element>{}, GmemThreadLayout{},
+      GmemValueLayout{}));
+  using GmemTiledCopyStore =
+      decltype(cute::make_tiled_copy(cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, Element>{},
+                                     GmemThreadLayout{}, GmemValueLayout{}));
+  static_assert(kBlockM % (kThreads / kGmemThreadsPerRow) == 0 &&
+                    kBlockN % (kThreads / kGmemThreadsPerRow) == 0,
+                "a tile is a whole number of copy passes");
+
+  struct SharedStorage {
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q;
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> dout;
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutKV>> k;  // K, then dK in the epilogue
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutKV>> v;  // V, then dV in the epilogue
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutPdS>> p;
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutPdS>> ds;
+  };
+  static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");
+};
+
+}  // namespace flashattn::cuda::sm80
