@@ -3,6 +3,7 @@
 
 #include "flashattn/attention.hpp"
 #include "flashattn/device.hpp"
+#include "flashattn/kvcache.hpp"
 #include "flashattn/run_info.hpp"
 #include "flashattn/status.hpp"
 #include "flashattn/tensor.hpp"

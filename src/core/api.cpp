@@ -4,6 +4,7 @@
 #include "core/run_record.hpp"
 #include "core/validate.hpp"
 #include "flashattn/attention.hpp"
+#include "flashattn/kvcache.hpp"
 
 namespace flashattn {
 namespace {
@@ -80,6 +81,20 @@ Status is_supported(const BackwardArgs& args) {
   BackwardParams params;
   Status status = core::validate_backward(args, params);
   return status.ok() ? check_only(core::OpKind::backward, params, args) : status;
+}
+
+Status forward_kvcache(const KVCacheArgs& args, RunInfo* info) {
+  KVCacheParams params;
+  Status status = core::validate_kvcache(args, params);
+  if (!status.ok()) return status;
+  // B = 0 or Sq = 0: nothing to append and no query row.
+  return run(core::OpKind::kvcache, params, args, args.out.numel() == 0, core::find_kvcache_launcher, info);
+}
+
+Status is_supported(const KVCacheArgs& args) {
+  KVCacheParams params;
+  Status status = core::validate_kvcache(args, params);
+  return status.ok() ? check_only(core::OpKind::kvcache, params, args) : status;
 }
 
 }  // namespace flashattn

@@ -8,7 +8,7 @@
 namespace flashattn::core {
 
 std::string KernelKey::name() const {
-  std::string name = op == OpKind::forward ? "fwd_" : "bwd_";
+  std::string name = op == OpKind::forward ? "fwd_" : op == OpKind::backward ? "bwd_" : "kvcache_";
   name += backend == Backend::cpu ? std::string("cpu") : "sm" + std::to_string(arch);
   name += "_";
   name += to_string(dtype);
@@ -58,8 +58,15 @@ Status check_cuda_vector_alignment(const ForwardParams& params) {
 }
 
 bool is_built(const KernelKey& key) {
-  return key.op == OpKind::forward ? find_forward_launcher(key) != nullptr
-                                   : find_backward_launcher(key) != nullptr;
+  switch (key.op) {
+    case OpKind::forward:
+      return find_forward_launcher(key) != nullptr;
+    case OpKind::backward:
+      return find_backward_launcher(key) != nullptr;
+    case OpKind::kvcache:
+      return find_kvcache_launcher(key) != nullptr;
+  }
+  return false;
 }
 
 }  // namespace
@@ -147,6 +154,18 @@ Selection select_kernel(OpKind op, const BackwardParams& params, const DeviceCon
   if (Status status = check_cuda_vector_alignment(operands); !status.ok()) {
     return Selection{std::nullopt, status, false, {}};
   }
+  return selection;
+}
+
+Selection select_kernel(OpKind op, const KVCacheParams& params, const DeviceContext& device) {
+  Selection selection;
+  if (device.kind == DeviceKind::cpu) {
+    selection.key = KernelKey{Backend::cpu, op, params.dtype, 0, 0};
+    return selection;
+  }
+  selection.status = {StatusCode::unsupported,
+                      "device: forward_kvcache has no CUDA kernel yet (the KV-cache decode kernels are still "
+                      "being written); call it with CPU tensors"};
   return selection;
 }
 

@@ -11,7 +11,7 @@
 
 namespace flashattn::core {
 
-enum class OpKind { forward, backward };
+enum class OpKind { forward, backward, kvcache };
 
 /// Identifies one built kernel. `arch` is 0 for the CPU, else the SM architecture (80, 90);
 /// `head_dim` is 0 when the kernel takes any head dim (the CPU).
@@ -22,7 +22,7 @@ struct KernelKey {
   int arch = 0;
   int head_dim = 0;
 
-  /// "fwd_cpu_bf16", "bwd_sm80_fp16_hd128", ...
+  /// "fwd_cpu_bf16", "bwd_sm80_fp16_hd128", "kvcache_cpu_bf16", ...
   std::string name() const;
   bool operator==(const KernelKey&) const = default;
 };
@@ -52,12 +52,17 @@ Selection select_kernel(OpKind op, const ForwardParams& params, const DeviceCont
 /// (dout, dq, dk, dv) breaks the kernels' alignment rule.
 Selection select_kernel(OpKind op, const BackwardParams& params, const DeviceContext& device);
 
+/// forward_kvcache's selection: the CPU backend; no CUDA kernel exists yet (an unsupported status).
+Selection select_kernel(OpKind op, const KVCacheParams& params, const DeviceContext& device);
+
 /// Launch signatures of the table's entries.
 using ForwardLauncher = Status (*)(const ForwardParams& params, const AttentionArgs& args, RunInfo& info);
 using BackwardLauncher = Status (*)(const BackwardParams& params, const AttentionArgs& args, RunInfo& info);
+using KVCacheLauncher = Status (*)(const KVCacheParams& params, const AttentionArgs& args, RunInfo& info);
 
 /// The built kernel for `key`, or null when that key is not built.
 ForwardLauncher find_forward_launcher(const KernelKey& key);
 BackwardLauncher find_backward_launcher(const KernelKey& key);
+KVCacheLauncher find_kvcache_launcher(const KernelKey& key);
 
 }  // namespace flashattn::core

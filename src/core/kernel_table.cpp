@@ -17,6 +17,10 @@ Status launch_cpu_backward(const BackwardParams& params, const AttentionArgs& ar
   return cpu::backward(params, args.num_threads, info);
 }
 
+Status launch_cpu_kvcache(const KVCacheParams& params, const AttentionArgs& args, RunInfo& info) {
+  return cpu::forward_kvcache(params, args.num_threads, info);
+}
+
 }  // namespace
 
 ForwardLauncher find_forward_launcher(const KernelKey& key) {
@@ -33,6 +37,10 @@ BackwardLauncher find_backward_launcher(const KernelKey& key) {
   if (key.backend == Backend::cuda) return cuda::find_backward_launcher(key);
 #endif
   return nullptr;
+}
+
+KVCacheLauncher find_kvcache_launcher(const KernelKey& key) {
+  return key.backend == Backend::cpu && key.op == OpKind::kvcache ? launch_cpu_kvcache : nullptr;
 }
 
 }  // namespace flashattn::core

@@ -65,6 +65,17 @@ struct ForwardParams {
   const float* alibi_slopes = nullptr;
   std::int64_t alibi_batch_stride = 0;
 
+  /// KV cache (forward_kvcache): sequence b attends to cache_seqlens[b] + seqlen_k_added keys of the
+  /// cache held in k and v. Paged when page_table is set: token row t of sequence b lives in page
+  /// page_table[b * page_table_batch_stride + t / page_size] (k_strides.batch / v_strides.batch step
+  /// pages), row t % page_size. A dense cache serves sequence b from entry cache_batch_idx[b] (or b).
+  const std::int32_t* cache_seqlens = nullptr;
+  int seqlen_k_added = 0;
+  const std::int32_t* page_table = nullptr;
+  std::int64_t page_table_batch_stride = 0;
+  int page_size = 0;
+  const std::int32_t* cache_batch_idx = nullptr;
+
   FLASHATTN_HOST_DEVICE bool is_varlen() const { return cu_seqlens_q != nullptr; }
   FLASHATTN_HOST_DEVICE bool has_window() const {
     return window_left < kUnboundedWindow || window_right < kUnboundedWindow;
@@ -76,6 +87,7 @@ struct ForwardParams {
   }
   /// Keys attended by sequence b (seqused_k when given).
   FLASHATTN_HOST_DEVICE int seqlen_k(int b) const {
+    if (cache_seqlens) return cache_seqlens[b] + seqlen_k_added;
     if (seqused_k) return seqused_k[b];
     return cu_seqlens_k ? cu_seqlens_k[b + 1] - cu_seqlens_k[b] : max_seqlen_k;
   }
@@ -83,8 +95,43 @@ struct ForwardParams {
   FLASHATTN_HOST_DEVICE std::int64_t q_start(int b) const { return cu_seqlens_q ? cu_seqlens_q[b] : 0; }
   /// First token of sequence b in the k / v rows.
   FLASHATTN_HOST_DEVICE std::int64_t k_start(int b) const { return cu_seqlens_k ? cu_seqlens_k[b] : 0; }
+  /// Offset (elements) of key/value token row `row` of sequence b, head 0, in the k or v tensor whose
+  /// strides are `s`: through the page table for a paged cache, else as the other operands.
+  FLASHATTN_HOST_DEVICE std::int64_t kv_row_offset(const OperandStrides& s, int b, std::int64_t row) const {
+    if (page_table) {
+      const std::int64_t page = page_table[b * page_table_batch_stride + row / page_size];
+      return page * s.batch + (row % page_size) * s.row;
+    }
+    const std::int64_t entry = cache_batch_idx ? cache_batch_idx[b] : b;
+    return entry * s.batch + (k_start(b) + row) * s.row;
+  }
+  /// Key rows of sequence b that are consecutive in memory from `row` on: to the end of its page, or
+  /// all of them (2^62) without a page table.
+  FLASHATTN_HOST_DEVICE std::int64_t kv_rows_contiguous(std::int64_t row) const {
+    return page_table ? page_size - row % page_size : std::int64_t{1} << 62;
+  }
   /// kv head read by query head h.
   FLASHATTN_HOST_DEVICE int kv_head(int h) const { return h / (heads / heads_kv); }
+};
+
+/// forward_kvcache: the attention over the cache (the ForwardParams part, cache fields set) plus the
+/// append and rotary steps that precede it.
+struct KVCacheParams : ForwardParams {
+  int seqlen_q_new = 0;         ///< Sq: new tokens per sequence (the rows of q, k_new and v_new).
+  const void* k_new = nullptr;  ///< Null when nothing is appended.
+  const void* v_new = nullptr;
+  OperandStrides k_new_strides, v_new_strides;
+  const void* rotary_cos = nullptr;  ///< Null without rotary embedding.
+  const void* rotary_sin = nullptr;
+  std::int64_t rotary_cos_row_stride = 0;
+  std::int64_t rotary_sin_row_stride = 0;
+  int rotary_dim = 0;  ///< R: dimensions rotated (even, <= head_dim).
+  bool rotary_interleaved = false;
+  int num_splits = 0;  ///< Requested splits (0 = automatic).
+  /// Rotary position of new query i of sequence b: L + i under a causal or windowed mask, else L.
+  FLASHATTN_HOST_DEVICE std::int64_t query_position(int b, int i) const {
+    return cache_seqlens[b] + (has_window() ? i : 0);
+  }
 };
 
 /// Backward: the forward's problem plus the tensors only the backward has.

@@ -9,79 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "core/validate_checks.hpp"
+
 namespace flashattn::core {
 namespace {
-
-Status invalid(const std::string& message) { return {StatusCode::invalid_argument, message}; }
-
-std::string shape_string(const TensorView& t) {
-  std::string s = "(";
-  for (int d = 0; d < t.rank; ++d) s += (d ? ", " : "") + std::to_string(t.shape[d]);
-  return s + ")";
-}
-
-/// Checks what every present tensor must satisfy: rank, non-negative extents, a contiguous last
-/// dimension, a non-null pointer aligned to its element when it has elements, and the dtype.
-Status check_tensor(const char* name, const TensorView& t, int rank, const char* layout) {
-  if (t.rank != rank) {
-    return invalid(std::string(name) + ": expected rank " + std::to_string(rank) + " " + layout +
-                   ", got rank " + std::to_string(t.rank));
-  }
-  for (int d = 0; d < rank; ++d) {
-    if (t.shape[d] < 0) {
-      return invalid(std::string(name) + ": shape[" + std::to_string(d) + "] must be >= 0, got " +
-                     std::to_string(t.shape[d]));
-    }
-  }
-  if (t.shape[rank - 1] > 1 && t.stride[rank - 1] != 1) {
-    return invalid(std::string(name) + ": the last dimension must be contiguous (stride[" +
-                   std::to_string(rank - 1) + "] == 1), got stride " + std::to_string(t.stride[rank - 1]));
-  }
-  if (t.numel() > 0) {
-    if (t.data == nullptr) {
-      return invalid(std::string(name) + ": data is null but the tensor has " + std::to_string(t.numel()) +
-                     " elements");
-    }
-    if (reinterpret_cast<std::uintptr_t>(t.data) % element_size(t.dtype) != 0) {
-      return invalid(std::string(name) + ": data pointer is not aligned to its element size (" +
-                     std::to_string(element_size(t.dtype)) + " bytes)");
-    }
-  }
-  return {};
-}
-
-Status check_dtype(const char* name, const TensorView& t, DType expected, const char* why) {
-  if (t.dtype != expected) {
-    return invalid(std::string(name) + ": dtype must be " + to_string(expected) + " (" + why + "), got " +
-                   to_string(t.dtype));
-  }
-  return {};
-}
-
-Status check_shape(const char* name, const TensorView& t, const std::vector<std::int64_t>& expected,
-                   const char* layout) {
-  bool same = static_cast<int>(expected.size()) == t.rank;
-  for (int d = 0; same && d < t.rank; ++d) same = t.shape[d] == expected[d];
-  if (!same) {
-    std::string want = "(";
-    for (std::size_t d = 0; d < expected.size(); ++d) want += (d ? ", " : "") + std::to_string(expected[d]);
-    return invalid(std::string(name) + ": shape must be " + want + ") " + layout + ", got " +
-                   shape_string(t));
-  }
-  return {};
-}
-
-#define FLASHATTN_RETURN_IF_ERROR(expr) \
-  do {                                  \
-    Status status_ = (expr);            \
-    if (!status_.ok()) return status_;  \
-  } while (false)
-
-OperandStrides strides_of(const TensorView& t, bool varlen) {
-  // Dense (B, S, H, D): batch, row, head = stride[0..2]. Varlen (total, H, D): row, head = stride[0..1].
-  if (varlen) return {0, t.stride[0], t.stride[1]};
-  return {t.stride[0], t.stride[1], t.stride[2]};
-}
 
 /// Checks one cu_seqlens tensor's metadata and, for host memory, its contents; returns the longest
 /// sequence through `longest`.
@@ -126,58 +57,11 @@ Status validate_common(const AttentionArgs& args, ForwardParams& params) {
   const char* k_layout = varlen ? "(total_k, Hk, D)" : "(B, Sk, Hk, D)";
   const char* v_layout = varlen ? "(total_k, Hk, Dv)" : "(B, Sk, Hk, Dv)";
 
-  if (!args.q.present()) return invalid("q: required");
-  if (!args.k.present()) return invalid("k: required");
-  if (!args.v.present()) return invalid("v: required");
-  FLASHATTN_RETURN_IF_ERROR(check_tensor("q", args.q, rank, q_layout));
-  FLASHATTN_RETURN_IF_ERROR(check_tensor("k", args.k, rank, k_layout));
-  FLASHATTN_RETURN_IF_ERROR(check_tensor("v", args.v, rank, v_layout));
-  if (args.q.dtype != DType::fp16 && args.q.dtype != DType::bf16 && args.q.dtype != DType::fp32) {
-    return invalid(std::string("q: dtype must be fp16, bf16 or fp32, got ") + to_string(args.q.dtype));
-  }
-  FLASHATTN_RETURN_IF_ERROR(check_dtype("k", args.k, args.q.dtype, "the dtype of q"));
-  FLASHATTN_RETURN_IF_ERROR(check_dtype("v", args.v, args.q.dtype, "the dtype of q"));
-
-  const int h_dim = rank - 2;  // index of the heads dimension
-  const std::int64_t heads = args.q.shape[h_dim];
-  const std::int64_t heads_kv = args.k.shape[h_dim];
-  const std::int64_t head_dim = args.q.shape[rank - 1];
-  const std::int64_t head_dim_v = args.v.shape[rank - 1];
-  if (heads < 1) return invalid("q: the number of heads (shape[" + std::to_string(h_dim) + "]) must be >= 1");
-  if (heads_kv < 1)
-    return invalid("k: the number of kv heads (shape[" + std::to_string(h_dim) + "]) must be >= 1");
-  if (heads % heads_kv != 0) {
-    return invalid("k: kv heads (" + std::to_string(heads_kv) + ") must divide q's heads (" +
-                   std::to_string(heads) + "): H % Hk == 0 is required for GQA/MQA");
-  }
-  if (head_dim < 1) return invalid("q: head dim (last dimension) must be >= 1");
-  if (head_dim_v < 1) return invalid("v: head dim (last dimension) must be >= 1");
-  if (args.k.shape[rank - 1] != head_dim) {
-    return invalid("k: head dim (" + std::to_string(args.k.shape[rank - 1]) + ") must equal q's head dim (" +
-                   std::to_string(head_dim) + ")");
-  }
-  for (int d = 0; d < rank - 1; ++d) {
-    if (args.v.shape[d] != args.k.shape[d]) {
-      return invalid("v: shape must match k's in every dimension but the last: " + shape_string(args.v) +
-                     " vs " + shape_string(args.k));
-    }
-  }
+  FLASHATTN_RETURN_IF_ERROR(validate_qkv(args, rank, q_layout, k_layout, v_layout, params));
   constexpr std::int64_t kMaxLength = std::numeric_limits<std::int32_t>::max();
   const int seq_dim = varlen ? 0 : 1;  // tokens: total_q / total_k, or Sq / Sk
   if (args.q.shape[seq_dim] > kMaxLength) return invalid("q: the number of query tokens must be below 2^31");
   if (args.k.shape[seq_dim] > kMaxLength) return invalid("k: the number of key tokens must be below 2^31");
-
-  params.dtype = args.q.dtype;
-  params.heads = static_cast<int>(heads);
-  params.heads_kv = static_cast<int>(heads_kv);
-  params.head_dim = static_cast<int>(head_dim);
-  params.head_dim_v = static_cast<int>(head_dim_v);
-  params.q = args.q.data;
-  params.k = args.k.data;
-  params.v = args.v.data;
-  params.q_strides = strides_of(args.q, varlen);
-  params.k_strides = strides_of(args.k, varlen);
-  params.v_strides = strides_of(args.v, varlen);
 
   if (varlen) {
     if (!args.cu_seqlens_q.present()) return invalid("cu_seqlens_q: required when cu_seqlens_k is given");
@@ -253,7 +137,92 @@ Status validate_common(const AttentionArgs& args, ForwardParams& params) {
     params.max_seqlen_k = static_cast<int>(args.k.shape[1]);
   }
 
-  // Mathematical options.
+  return validate_options(args, params.heads, params.head_dim, params);
+}
+
+/// out-like tensors: same shape as (B, Sq, H, Dv) / (total_q, H, Dv) and the dtype of q.
+Status check_output_like(const char* name, const TensorView& t, const AttentionArgs& args, bool varlen) {
+  if (!t.present()) return invalid(std::string(name) + ": required");
+  const int rank = varlen ? 3 : 4;
+  const char* layout = varlen ? "(total_q, H, Dv)" : "(B, Sq, H, Dv)";
+  FLASHATTN_RETURN_IF_ERROR(check_tensor(name, t, rank, layout));
+  FLASHATTN_RETURN_IF_ERROR(check_dtype(name, t, args.q.dtype, "the dtype of q"));
+  std::vector<std::int64_t> expected(args.q.shape.begin(), args.q.shape.begin() + rank);
+  expected[rank - 1] = args.v.shape[rank - 1];
+  return check_shape(name, t, expected, layout);
+}
+
+Status check_lse(const char* name, const TensorView& lse, const ForwardParams& params,
+                 const AttentionArgs& args, bool varlen) {
+  const char* layout = varlen ? "(H, total_q)" : "(B, H, Sq)";
+  FLASHATTN_RETURN_IF_ERROR(check_tensor(name, lse, varlen ? 2 : 3, layout));
+  FLASHATTN_RETURN_IF_ERROR(check_dtype(name, lse, DType::fp32, "log-sum-exp is fp32"));
+  if (varlen) return check_shape(name, lse, {params.heads, args.q.shape[0]}, layout);
+  return check_shape(name, lse, {params.batch, params.heads, params.max_seqlen_q}, layout);
+}
+
+void set_lse(const TensorView& lse, bool varlen, ForwardParams& params) {
+  params.lse = static_cast<float*>(lse.data);
+  params.lse_batch_stride = varlen ? 0 : lse.stride[0];
+  params.lse_head_stride = varlen ? lse.stride[0] : lse.stride[1];
+}
+
+}  // namespace
+
+Status validate_qkv(const AttentionArgs& args, int rank, const char* q_layout, const char* k_layout,
+                    const char* v_layout, ForwardParams& params) {
+  if (!args.q.present()) return invalid("q: required");
+  if (!args.k.present()) return invalid("k: required");
+  if (!args.v.present()) return invalid("v: required");
+  FLASHATTN_RETURN_IF_ERROR(check_tensor("q", args.q, rank, q_layout));
+  FLASHATTN_RETURN_IF_ERROR(check_tensor("k", args.k, rank, k_layout));
+  FLASHATTN_RETURN_IF_ERROR(check_tensor("v", args.v, rank, v_layout));
+  if (args.q.dtype != DType::fp16 && args.q.dtype != DType::bf16 && args.q.dtype != DType::fp32) {
+    return invalid(std::string("q: dtype must be fp16, bf16 or fp32, got ") + to_string(args.q.dtype));
+  }
+  FLASHATTN_RETURN_IF_ERROR(check_dtype("k", args.k, args.q.dtype, "the dtype of q"));
+  FLASHATTN_RETURN_IF_ERROR(check_dtype("v", args.v, args.q.dtype, "the dtype of q"));
+
+  const int h_dim = rank - 2;  // index of the heads dimension
+  const std::int64_t heads = args.q.shape[h_dim];
+  const std::int64_t heads_kv = args.k.shape[h_dim];
+  const std::int64_t head_dim = args.q.shape[rank - 1];
+  const std::int64_t head_dim_v = args.v.shape[rank - 1];
+  if (heads < 1) return invalid("q: the number of heads (shape[" + std::to_string(h_dim) + "]) must be >= 1");
+  if (heads_kv < 1)
+    return invalid("k: the number of kv heads (shape[" + std::to_string(h_dim) + "]) must be >= 1");
+  if (heads % heads_kv != 0) {
+    return invalid("k: kv heads (" + std::to_string(heads_kv) + ") must divide q's heads (" +
+                   std::to_string(heads) + "): H % Hk == 0 is required for GQA/MQA");
+  }
+  if (head_dim < 1) return invalid("q: head dim (last dimension) must be >= 1");
+  if (head_dim_v < 1) return invalid("v: head dim (last dimension) must be >= 1");
+  if (args.k.shape[rank - 1] != head_dim) {
+    return invalid("k: head dim (" + std::to_string(args.k.shape[rank - 1]) + ") must equal q's head dim (" +
+                   std::to_string(head_dim) + ")");
+  }
+  for (int d = 0; d < rank - 1; ++d) {
+    if (args.v.shape[d] != args.k.shape[d]) {
+      return invalid("v: shape must match k's in every dimension but the last: " + shape_string(args.v) +
+                     " vs " + shape_string(args.k));
+    }
+  }
+  params.dtype = args.q.dtype;
+  params.heads = static_cast<int>(heads);
+  params.heads_kv = static_cast<int>(heads_kv);
+  params.head_dim = static_cast<int>(head_dim);
+  params.head_dim_v = static_cast<int>(head_dim_v);
+  params.q = args.q.data;
+  params.k = args.k.data;
+  params.v = args.v.data;
+  params.q_strides = strides_of(args.q, rank == 3);
+  params.k_strides = strides_of(args.k, rank == 3);
+  params.v_strides = strides_of(args.v, rank == 3);
+  return {};
+}
+
+Status validate_options(const AttentionArgs& args, std::int64_t heads, std::int64_t head_dim,
+                        ForwardParams& params) {
   if (args.softmax_scale && !std::isfinite(*args.softmax_scale)) {
     return invalid("softmax_scale: must be finite, got " + std::to_string(*args.softmax_scale));
   }
@@ -293,35 +262,6 @@ Status validate_common(const AttentionArgs& args, ForwardParams& params) {
   }
   return {};
 }
-
-/// out-like tensors: same shape as (B, Sq, H, Dv) / (total_q, H, Dv) and the dtype of q.
-Status check_output_like(const char* name, const TensorView& t, const AttentionArgs& args, bool varlen) {
-  if (!t.present()) return invalid(std::string(name) + ": required");
-  const int rank = varlen ? 3 : 4;
-  const char* layout = varlen ? "(total_q, H, Dv)" : "(B, Sq, H, Dv)";
-  FLASHATTN_RETURN_IF_ERROR(check_tensor(name, t, rank, layout));
-  FLASHATTN_RETURN_IF_ERROR(check_dtype(name, t, args.q.dtype, "the dtype of q"));
-  std::vector<std::int64_t> expected(args.q.shape.begin(), args.q.shape.begin() + rank);
-  expected[rank - 1] = args.v.shape[rank - 1];
-  return check_shape(name, t, expected, layout);
-}
-
-Status check_lse(const char* name, const TensorView& lse, const ForwardParams& params,
-                 const AttentionArgs& args, bool varlen) {
-  const char* layout = varlen ? "(H, total_q)" : "(B, H, Sq)";
-  FLASHATTN_RETURN_IF_ERROR(check_tensor(name, lse, varlen ? 2 : 3, layout));
-  FLASHATTN_RETURN_IF_ERROR(check_dtype(name, lse, DType::fp32, "log-sum-exp is fp32"));
-  if (varlen) return check_shape(name, lse, {params.heads, args.q.shape[0]}, layout);
-  return check_shape(name, lse, {params.batch, params.heads, params.max_seqlen_q}, layout);
-}
-
-void set_lse(const TensorView& lse, bool varlen, ForwardParams& params) {
-  params.lse = static_cast<float*>(lse.data);
-  params.lse_batch_stride = varlen ? 0 : lse.stride[0];
-  params.lse_head_stride = varlen ? lse.stride[0] : lse.stride[1];
-}
-
-}  // namespace
 
 Status validate_forward(const ForwardArgs& args, ForwardParams& params) {
   params = ForwardParams{};

@@ -19,4 +19,9 @@ Status forward(const ForwardParams& params, int num_threads, RunInfo& info);
 /// (dk, dv summed over the query heads of each kv head). Deterministic regardless of params.deterministic.
 Status backward(const BackwardParams& params, int num_threads, RunInfo& info);
 
+/// forward_kvcache on host memory: appends k_new / v_new into the cache (rotated when rotary tables are
+/// given), then the forward of the (rotated) queries over the cache. Writes the appended cache rows, every
+/// element of out and lse, and nothing else.
+Status forward_kvcache(const KVCacheParams& params, int num_threads, RunInfo& info);
+
 }  // namespace flashattn::cpu

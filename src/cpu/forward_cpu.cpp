@@ -118,7 +118,6 @@ void forward_item(const ForwardParams& p, const WorkGrid& grid, const WorkGrid::
   const int d = p.head_dim;
   const int dv = p.head_dim_v;
   const std::int64_t q_start = p.q_start(b);
-  const std::int64_t k_start = p.k_start(b);
   const SequenceWindow window(sq, p.seqlen_k(b), p.window_left, p.window_right);
   const ScoreMath math(p, b, h);
 
@@ -142,16 +141,12 @@ void forward_item(const ForwardParams& p, const WorkGrid& grid, const WorkGrid::
 
   for (std::int64_t j0 = keys.begin / kBlockN * kBlockN; j0 < keys.end; j0 += kBlockN) {
     const int n = static_cast<int>(std::min<std::int64_t>(kBlockN, keys.end - j0));
-    load_rows(row_pointer<const T>(p.k, p.k_strides, b, k_start, j0, kvh), p.k_strides.row, n, d,
-              tiles.k_rows, d);
-    load_rows(row_pointer<const T>(p.v, p.v_strides, b, k_start, j0, kvh), p.v_strides.row, n, dv,
-              tiles.v_rows, dv);
+    load_kv_rows<T>(p, p.k, p.k_strides, b, j0, n, kvh, d, tiles.k_rows);
+    load_kv_rows<T>(p, p.v, p.v_strides, b, j0, n, kvh, dv, tiles.v_rows);
     if (j0 + kBlockN < keys.end) {
       const int next = static_cast<int>(std::min<std::int64_t>(kBlockN, keys.end - j0 - kBlockN));
-      prefetch_rows(row_pointer<const T>(p.k, p.k_strides, b, k_start, j0 + kBlockN, kvh), p.k_strides.row,
-                    next, d);
-      prefetch_rows(row_pointer<const T>(p.v, p.v_strides, b, k_start, j0 + kBlockN, kvh), p.v_strides.row,
-                    next, dv);
+      prefetch_kv_rows<T>(p, p.k, p.k_strides, b, j0 + kBlockN, next, kvh, d);
+      prefetch_kv_rows<T>(p, p.v, p.v_strides, b, j0 + kBlockN, next, kvh, dv);
     }
     for (int t = 0; t < tile_count; ++t) {
       QueryTile& tile = query_tiles[t];

@@ -3,6 +3,7 @@
 // Only rows inside the sequence are ever read, so NaN-poisoned padding never enters a computation.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/params.hpp"
@@ -39,6 +40,32 @@ inline void prefetch_rows(const T* src, std::int64_t row_stride, int rows, int c
   constexpr int kLineElements = 64 / sizeof(T);
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; c += kLineElements) __builtin_prefetch(src + r * row_stride + c);
+  }
+}
+
+/// dst[r * cols + c] = row j0 + r, column c of head `head` of sequence b's keys or values (the k or v
+/// tensor `base` with strides `s`), for r < n: runs of rows consecutive in memory (a page of a paged cache,
+/// or all of them) are widened with load_rows.
+template <class T>
+inline void load_kv_rows(const ForwardParams& p, const void* base, const OperandStrides& s, int b,
+                         std::int64_t j0, int n, int head, int cols, float* dst) {
+  for (int r = 0; r < n;) {
+    const int run = static_cast<int>(std::min<std::int64_t>(n - r, p.kv_rows_contiguous(j0 + r)));
+    const T* src = static_cast<const T*>(base) + p.kv_row_offset(s, b, j0 + r) + head * s.head;
+    load_rows(src, s.row, run, cols, dst + std::int64_t{r} * cols, cols);
+    r += run;
+  }
+}
+
+/// prefetch_rows for the rows that load_kv_rows(p, base, s, b, j0, n, head, cols, ...) will read.
+template <class T>
+inline void prefetch_kv_rows(const ForwardParams& p, const void* base, const OperandStrides& s, int b,
+                             std::int64_t j0, int n, int head, int cols) {
+  for (int r = 0; r < n;) {
+    const int run = static_cast<int>(std::min<std::int64_t>(n - r, p.kv_rows_contiguous(j0 + r)));
+    prefetch_rows(static_cast<const T*>(base) + p.kv_row_offset(s, b, j0 + r) + head * s.head, s.row, run,
+                  cols);
+    r += run;
   }
 }
 
