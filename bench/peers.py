@@ -334,6 +334,8 @@ def bench_point(args, impls, dtype, point):
             before = torch.cuda.memory_allocated()
             fn()
             torch.cuda.synchronize()
+            if args.op == "bwd":
+                row["kernel"] = kernel()  # the backward's kernel, recorded by the run just made
             row["peak_mem_bytes"] = torch.cuda.max_memory_allocated() - before
             row["ms_median"], row["ms_p10"], row["ms_p90"] = time_ms(fn, args.samples)
             row["tflops"] = flops / row["ms_median"] / 1e9

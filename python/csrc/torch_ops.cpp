@@ -1,6 +1,7 @@
-// flashattn — PyTorch binding: the forward as a torch.library op on the current stream. Thin by design:
-// it converts tensors to TensorViews, allocates the outputs, and reports the library's Status as a Python
-// error. No kernel logic and no synchronisation here.
+// flashattn — PyTorch binding: forward, backward and the KV-cache call as torch.library ops on the current
+// stream. Thin by design: it converts tensors to TensorViews, allocates the outputs, and reports the
+// library's Status as a Python error. No kernel logic and no synchronisation here; autograd is wired in
+// Python (flashattn/_api.py) over these ops.
 #include <torch/extension.h>
 #include <torch/library.h>
 
@@ -8,8 +9,9 @@
 #include <string>
 #include <tuple>
 
+#include <c10/core/DeviceGuard.h>
+
 #if defined(FLASHATTN_TORCH_CUDA)
-#include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
 
@@ -63,10 +65,36 @@ void check(const flashattn::Status& status) {
   TORCH_CHECK(false, "flashattn: ", status.to_string());
 }
 
+/// The device, stream and thread count of a call on q's device.
+void place(flashattn::AttentionArgs& args, const at::Tensor& q) {
+#if defined(FLASHATTN_TORCH_CUDA)
+  if (q.is_cuda()) {
+    args.device = {flashattn::DeviceKind::cuda, q.device().index()};
+    args.stream = c10::cuda::getCurrentCUDAStream(q.device().index()).stream();
+  }
+#else
+  TORCH_CHECK(!q.is_cuda(), "flashattn was built without its CUDA backend");
+#endif
+  if (q.is_cpu()) args.num_threads = at::get_num_threads();
+}
+
+/// The mathematical options every op shares.
+void set_options(flashattn::AttentionArgs& args, std::optional<double> softmax_scale, bool causal,
+                 int64_t window_left, int64_t window_right, double softcap,
+                 const std::optional<at::Tensor>& alibi_slopes) {
+  if (softmax_scale) args.softmax_scale = static_cast<float>(*softmax_scale);
+  args.causal = causal;
+  args.window_left = static_cast<int>(window_left);
+  args.window_right = static_cast<int>(window_right);
+  args.softcap = static_cast<float>(softcap);
+  if (alibi_slopes) args.alibi_slopes = view_of(*alibi_slopes, "alibi_slopes");
+}
+
 std::tuple<at::Tensor, at::Tensor> fwd(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                        std::optional<double> softmax_scale, bool causal, int64_t window_left,
                                        int64_t window_right, double softcap,
-                                       const std::optional<at::Tensor>& alibi_slopes, c10::string_view path) {
+                                       const std::optional<at::Tensor>& alibi_slopes, bool /*deterministic*/,
+                                       c10::string_view path) {
   TORCH_CHECK_VALUE(q.dim() == 4, "q: expected (B, Sq, H, D), got ", q.dim(), " dimensions");
   TORCH_CHECK_VALUE(k.device() == q.device() && v.device() == q.device(), "k, v: must be on q's device");
   at::Tensor out = at::empty({q.size(0), q.size(1), q.size(2), v.size(-1)}, q.options());
@@ -78,27 +106,92 @@ std::tuple<at::Tensor, at::Tensor> fwd(const at::Tensor& q, const at::Tensor& k,
   args.v = view_of(v, "v");
   args.out = view_of(out, "out");
   args.lse = view_of(lse, "lse");
-  if (softmax_scale) args.softmax_scale = static_cast<float>(*softmax_scale);
-  args.causal = causal;
-  args.window_left = static_cast<int>(window_left);
-  args.window_right = static_cast<int>(window_right);
-  args.softcap = static_cast<float>(softcap);
-  if (alibi_slopes) args.alibi_slopes = view_of(*alibi_slopes, "alibi_slopes");
+  set_options(args, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes);
   args.cuda_path = to_path(std::string_view(path.data(), path.size()));
-#if defined(FLASHATTN_TORCH_CUDA)
-  std::optional<c10::cuda::CUDAGuard> guard;
-  if (q.is_cuda()) {
-    guard.emplace(q.device());
-    args.device = {flashattn::DeviceKind::cuda, q.device().index()};
-    args.stream = c10::cuda::getCurrentCUDAStream(q.device().index()).stream();
-  }
-#else
-  TORCH_CHECK(!q.is_cuda(), "flashattn was built without its CUDA backend");
-#endif
-  if (q.is_cpu()) args.num_threads = at::get_num_threads();
+  const c10::OptionalDeviceGuard guard(q.device());
+  place(args, q);
 
   flashattn::RunInfo info;
   check(flashattn::forward(args, &info));
+  g_last_run = info;
+  return {out, lse};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> bwd(const at::Tensor& dout, const at::Tensor& q, const at::Tensor& k,
+                                                   const at::Tensor& v, const at::Tensor& out, const at::Tensor& lse,
+                                                   std::optional<double> softmax_scale, bool causal,
+                                                   int64_t window_left, int64_t window_right, double softcap,
+                                                   const std::optional<at::Tensor>& alibi_slopes, bool deterministic,
+                                                   c10::string_view path) {
+  for (const at::Tensor* t : {&k, &v, &out, &lse, &dout}) {
+    TORCH_CHECK_VALUE(t->device() == q.device(), "k, v, out, lse, dout: must be on q's device");
+  }
+  at::Tensor dq = at::empty_like(q);
+  at::Tensor dk = at::empty_like(k);
+  at::Tensor dv = at::empty_like(v);
+
+  flashattn::BackwardArgs args;
+  args.q = view_of(q, "q");
+  args.k = view_of(k, "k");
+  args.v = view_of(v, "v");
+  args.out = view_of(out, "out");
+  args.lse = view_of(lse, "lse");
+  args.dout = view_of(dout, "dout");
+  args.dq = view_of(dq, "dq");
+  args.dk = view_of(dk, "dk");
+  args.dv = view_of(dv, "dv");
+  args.deterministic = deterministic;
+  set_options(args, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes);
+  args.cuda_path = to_path(std::string_view(path.data(), path.size()));
+  const c10::OptionalDeviceGuard guard(q.device());
+  place(args, q);
+
+  flashattn::RunInfo info;
+  check(flashattn::backward(args, &info));
+  g_last_run = info;
+  return {dq, dk, dv};
+}
+
+/// An optional tensor's view (absent when not given).
+flashattn::TensorView optional_view(const std::optional<at::Tensor>& t, const char* name) {
+  return t ? view_of(*t, name) : flashattn::TensorView{};
+}
+
+std::tuple<at::Tensor, at::Tensor> fwd_kvcache(
+    const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache, const at::Tensor& cache_seqlens,
+    const std::optional<at::Tensor>& k_new, const std::optional<at::Tensor>& v_new,
+    const std::optional<at::Tensor>& rotary_cos, const std::optional<at::Tensor>& rotary_sin,
+    const std::optional<at::Tensor>& cache_batch_idx, const std::optional<at::Tensor>& page_table,
+    std::optional<double> softmax_scale, bool causal, int64_t window_left, int64_t window_right, double softcap,
+    bool rotary_interleaved, const std::optional<at::Tensor>& alibi_slopes, int64_t num_splits) {
+  TORCH_CHECK_VALUE(q.dim() == 4, "q: expected (B, Sq, H, D), got ", q.dim(), " dimensions");
+  for (const at::Tensor* t : {&k_cache, &v_cache, &cache_seqlens}) {
+    TORCH_CHECK_VALUE(t->device() == q.device(), "k_cache, v_cache, cache_seqlens: must be on q's device");
+  }
+  at::Tensor out = at::empty({q.size(0), q.size(1), q.size(2), v_cache.size(-1)}, q.options());
+  at::Tensor lse = at::empty({q.size(0), q.size(2), q.size(1)}, q.options().dtype(at::kFloat));
+
+  flashattn::KVCacheArgs args;
+  args.q = view_of(q, "q");
+  args.k = view_of(k_cache, "k_cache");
+  args.v = view_of(v_cache, "v_cache");
+  args.cache_seqlens = view_of(cache_seqlens, "cache_seqlens");
+  args.k_new = optional_view(k_new, "k");
+  args.v_new = optional_view(v_new, "v");
+  args.rotary_cos = optional_view(rotary_cos, "rotary_cos");
+  args.rotary_sin = optional_view(rotary_sin, "rotary_sin");
+  args.cache_batch_idx = optional_view(cache_batch_idx, "cache_batch_idx");
+  args.page_table = optional_view(page_table, "block_table");
+  args.rotary_interleaved = rotary_interleaved;
+  args.num_splits = static_cast<int>(num_splits);
+  args.out = view_of(out, "out");
+  args.lse = view_of(lse, "lse");
+  set_options(args, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes);
+  const c10::OptionalDeviceGuard guard(q.device());
+  place(args, q);
+
+  flashattn::RunInfo info;
+  check(flashattn::forward_kvcache(args, &info));
   g_last_run = info;
   return {out, lse};
 }
@@ -119,17 +212,38 @@ pybind11::dict last_run() {
 
 }  // namespace
 
+// fwd's `deterministic` does not change the forward (always deterministic): autograd hands it to bwd.
 TORCH_LIBRARY(flashattn, m) {
   m.def(
       "fwd(Tensor q, Tensor k, Tensor v, float? softmax_scale=None, bool causal=False, int window_left=-1, "
-      "int window_right=-1, float softcap=0.0, Tensor? alibi_slopes=None, str path='auto') -> (Tensor out, "
-      "Tensor lse)");
+      "int window_right=-1, float softcap=0.0, Tensor? alibi_slopes=None, bool deterministic=False, "
+      "str path='auto') -> (Tensor out, Tensor lse)");
+  m.def(
+      "bwd(Tensor dout, Tensor q, Tensor k, Tensor v, Tensor out, Tensor lse, float? softmax_scale=None, "
+      "bool causal=False, int window_left=-1, int window_right=-1, float softcap=0.0, Tensor? alibi_slopes=None, "
+      "bool deterministic=False, str path='auto') -> (Tensor dq, Tensor dk, Tensor dv)");
+  // The caches are written in place (the append): annotated as mutated, so functionalisation and
+  // torch.compile see the write.
+  m.def(
+      "fwd_kvcache(Tensor q, Tensor(a!) k_cache, Tensor(b!) v_cache, Tensor cache_seqlens, Tensor? k=None, "
+      "Tensor? v=None, Tensor? rotary_cos=None, Tensor? rotary_sin=None, Tensor? cache_batch_idx=None, "
+      "Tensor? block_table=None, float? softmax_scale=None, bool causal=False, int window_left=-1, "
+      "int window_right=-1, float softcap=0.0, bool rotary_interleaved=True, Tensor? alibi_slopes=None, "
+      "int num_splits=0) -> (Tensor out, Tensor lse)");
 }
 
-TORCH_LIBRARY_IMPL(flashattn, CPU, m) { m.impl("fwd", &fwd); }
+TORCH_LIBRARY_IMPL(flashattn, CPU, m) {
+  m.impl("fwd", &fwd);
+  m.impl("bwd", &bwd);
+  m.impl("fwd_kvcache", &fwd_kvcache);
+}
 
 #if defined(FLASHATTN_TORCH_CUDA)
-TORCH_LIBRARY_IMPL(flashattn, CUDA, m) { m.impl("fwd", &fwd); }
+TORCH_LIBRARY_IMPL(flashattn, CUDA, m) {
+  m.impl("fwd", &fwd);
+  m.impl("bwd", &bwd);
+  m.impl("fwd_kvcache", &fwd_kvcache);
+}
 #endif
 
 PYBIND11_MODULE(_C, m) {

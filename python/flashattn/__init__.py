@@ -3,6 +3,6 @@
 Importing the package registers the ops under ``torch.ops.flashattn``.
 """
 
-from flashattn._api import fallback_count, flash_attn_func, last_run
+from flashattn._api import fallback_count, flash_attn_func, flash_attn_with_kvcache, last_run
 
-__all__ = ["flash_attn_func", "last_run", "fallback_count"]
+__all__ = ["flash_attn_func", "flash_attn_with_kvcache", "last_run", "fallback_count"]

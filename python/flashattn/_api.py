@@ -7,11 +7,53 @@ from flashattn import _C  # noqa: F401  (loading the module registers torch.ops.
 
 @torch.library.register_fake("flashattn::fwd")
 def _fwd_fake(q, k, v, softmax_scale=None, causal=False, window_left=-1, window_right=-1, softcap=0.0,
-              alibi_slopes=None, path="auto"):
+              alibi_slopes=None, deterministic=False, path="auto"):
     batch, seqlen_q, heads, _ = q.shape
     out = q.new_empty((batch, seqlen_q, heads, v.shape[-1]))
     lse = q.new_empty((batch, heads, seqlen_q), dtype=torch.float32)
     return out, lse
+
+
+@torch.library.register_fake("flashattn::bwd")
+def _bwd_fake(dout, q, k, v, out, lse, softmax_scale=None, causal=False, window_left=-1, window_right=-1,
+              softcap=0.0, alibi_slopes=None, deterministic=False, path="auto"):
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+@torch.library.register_fake("flashattn::fwd_kvcache")
+def _fwd_kvcache_fake(q, k_cache, v_cache, cache_seqlens, k=None, v=None, rotary_cos=None, rotary_sin=None,
+                      cache_batch_idx=None, block_table=None, softmax_scale=None, causal=False, window_left=-1,
+                      window_right=-1, softcap=0.0, rotary_interleaved=True, alibi_slopes=None, num_splits=0):
+    batch, seqlen_q, heads, _ = q.shape
+    out = q.new_empty((batch, seqlen_q, heads, v_cache.shape[-1]))
+    lse = q.new_empty((batch, heads, seqlen_q), dtype=torch.float32)
+    return out, lse
+
+
+# Autograd of the forward op: the gradients come from the backward op (recomputation from lse, no N x N
+# storage). lse is an output for the caller, not differentiated (as in flash-attn).
+_FWD_OPTIONS = ("softmax_scale", "causal", "window_left", "window_right", "softcap", "alibi_slopes",
+                "deterministic", "path")
+
+
+def _fwd_setup_context(ctx, inputs, output):
+    q, k, v, *options = inputs
+    out, lse = output
+    ctx.save_for_backward(q, k, v, out, lse)
+    ctx.options = dict(zip(_FWD_OPTIONS, options))
+
+
+def _fwd_backward(ctx, dout, dlse):
+    del dlse  # lse is not differentiated
+    q, k, v, out, lse = ctx.saved_tensors
+    o = ctx.options
+    dq, dk, dv = torch.ops.flashattn.bwd(dout.contiguous(), q, k, v, out, lse, o["softmax_scale"], o["causal"],
+                                         o["window_left"], o["window_right"], o["softcap"], o["alibi_slopes"],
+                                         o["deterministic"], o["path"])
+    return (dq, dk, dv) + (None,) * len(_FWD_OPTIONS)
+
+
+torch.library.register_autograd("flashattn::fwd", _fwd_backward, setup_context=_fwd_setup_context)
 
 
 def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, window_size=(-1, -1),
@@ -19,17 +61,43 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, wi
                     path="auto"):
     """Attention over (batch, seqlen, heads, head_dim) tensors, as flash_attn.flash_attn_func.
 
-    Differences from flash-attn: dropout is not supported (``dropout_p`` must be 0); a row that sees no
-    key returns out = 0 and lse = -inf. ``return_attn_probs=True`` returns ``(out, lse)`` (the attention
-    probabilities are never materialised). ``path`` picks the CUDA kernel family: "auto", "hopper" or
-    "portable". Forward only for now: the backward arrives with the GPU backward kernels.
+    Differentiable: ``loss.backward()`` runs flashattn's backward kernels. Differences from flash-attn:
+    dropout is not supported (``dropout_p`` must be 0); a row that sees no key returns out = 0 and
+    lse = -inf (and zero gradients). ``return_attn_probs=True`` returns ``(out, lse)`` (the attention
+    probabilities are never materialised). ``deterministic=True`` (or
+    ``torch.use_deterministic_algorithms(True)``) makes the backward bitwise reproducible. ``path`` picks
+    the CUDA kernel family: "auto", "hopper" or "portable".
     """
     if dropout_p != 0.0:
         raise ValueError("flashattn: dropout is not supported (dropout_p must be 0.0)")
-    del deterministic  # the forward is always deterministic
+    deterministic = bool(deterministic) or torch.are_deterministic_algorithms_enabled()
     out, lse = torch.ops.flashattn.fwd(q, k, v, softmax_scale, causal, window_size[0], window_size[1], softcap,
-                                       alibi_slopes, path)
+                                       alibi_slopes, deterministic, path)
     return (out, lse) if return_attn_probs else out
+
+
+def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None, rotary_sin=None,
+                            cache_seqlens=None, cache_batch_idx=None, cache_leftpad=None, block_table=None,
+                            softmax_scale=None, causal=False, window_size=(-1, -1), softcap=0.0,
+                            rotary_interleaved=True, alibi_slopes=None, num_splits=0, return_softmax_lse=False):
+    """Attention of new tokens over a KV cache, as flash_attn.flash_attn_with_kvcache.
+
+    ``k`` / ``v`` (new keys and values) are appended into ``k_cache`` / ``v_cache`` in place at
+    ``cache_seqlens`` before attending; ``block_table`` makes the cache paged (any page size); rotary
+    embedding applies to q and the new k. Differences from flash-attn: ``cache_leftpad`` is not supported;
+    a row that sees no key returns out = 0 and lse = -inf.
+    """
+    if cache_leftpad is not None:
+        raise ValueError("flashattn: cache_leftpad is not supported")
+    if cache_seqlens is None:
+        cache_seqlens = 0
+    if isinstance(cache_seqlens, int):
+        cache_seqlens = torch.full((q.shape[0],), cache_seqlens, dtype=torch.int32, device=q.device)
+    out, lse = torch.ops.flashattn.fwd_kvcache(q, k_cache, v_cache, cache_seqlens, k, v, rotary_cos, rotary_sin,
+                                               cache_batch_idx, block_table, softmax_scale, causal, window_size[0],
+                                               window_size[1], softcap, rotary_interleaved, alibi_slopes,
+                                               num_splits)
+    return (out, lse) if return_softmax_lse else out
 
 
 def last_run():

@@ -1,0 +1,182 @@
+"""flashattn's flash-attn-compatible Python API against a float64 PyTorch reference, on every device present.
+
+Run with the binding on the path: ``PYTHONPATH=<build>/python python -m pytest tests/python``.
+"""
+
+import math
+
+import pytest
+import torch
+
+import flashattn
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+def reference(q, k, v, causal=False, window=(-1, -1), softcap=0.0, scale=None, seqlens_k=None):
+    """Attention in float64 with flashattn's semantics (bottom-right masks, GQA): out and lse (B, H, Sq)."""
+    q, k, v = (x.double() for x in (q, k, v))
+    batch, seqlen_q, heads, dim = q.shape
+    seqlen_k, heads_kv = k.shape[1], k.shape[2]
+    k = k.repeat_interleave(heads // heads_kv, dim=2)
+    v = v.repeat_interleave(heads // heads_kv, dim=2)
+    scale = 1.0 / math.sqrt(dim) if scale is None else scale
+    s = torch.einsum("bihd,bjhd->bhij", q, k) * scale
+    if softcap > 0:
+        s = softcap * torch.tanh(s / softcap)
+    lengths = seqlens_k if seqlens_k is not None else [seqlen_k] * batch
+    keep = torch.zeros(batch, 1, seqlen_q, seqlen_k, dtype=torch.bool, device=q.device)
+    for b, length in enumerate(lengths):
+        i = torch.arange(seqlen_q, device=q.device)[:, None] + length - seqlen_q
+        j = torch.arange(seqlen_k, device=q.device)[None, :]
+        row = (j < length).expand(seqlen_q, seqlen_k).clone()
+        left, right = window[0], 0 if causal else window[1]
+        if left >= 0:
+            row &= j >= i - left
+        if right >= 0:
+            row &= j <= i + right
+        keep[b, 0] = row
+    s = s.masked_fill(~keep, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.exp(s - lse[..., None]).nan_to_num(0.0)
+    out = torch.einsum("bhij,bjhd->bihd", p, v)
+    return out, lse
+
+
+def tolerance(dtype):
+    return {torch.float32: 2e-5, torch.bfloat16: 2e-2, torch.float16: 4e-3}[dtype]
+
+
+def dtypes(device):
+    return [torch.float32] if device == "cpu" else [torch.bfloat16, torch.float16]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("causal,window,softcap", [(False, (-1, -1), 0.0), (True, (-1, -1), 0.0),
+                                                   (False, (8, 3), 0.0), (True, (-1, -1), 5.0)])
+def test_flash_attn_func_forward_and_gradients(device, causal, window, softcap):
+    torch.manual_seed(0)
+    for dtype in dtypes(device):
+        q = torch.randn(2, 37, 4, 64, device=device, dtype=dtype, requires_grad=True)
+        k = torch.randn(2, 53, 2, 64, device=device, dtype=dtype, requires_grad=True)
+        v = torch.randn(2, 53, 2, 64, device=device, dtype=dtype, requires_grad=True)
+        out, lse = flashattn.flash_attn_func(q, k, v, causal=causal, window_size=window, softcap=softcap,
+                                             return_attn_probs=True)
+        qr, kr, vr = (x.detach().double().requires_grad_() for x in (q, k, v))
+        ref, ref_lse = reference(qr, kr, vr, causal, window, softcap)
+        tol = tolerance(dtype)
+        torch.testing.assert_close(out.double(), ref, atol=tol, rtol=tol)
+        finite = torch.isfinite(ref_lse)
+        torch.testing.assert_close(lse.double()[finite], ref_lse[finite], atol=tol, rtol=tol)
+        grad = torch.randn_like(out)
+        out.backward(grad)
+        ref.backward(grad.double())
+        for mine, theirs, name in ((q.grad, qr.grad, "dq"), (k.grad, kr.grad, "dk"), (v.grad, vr.grad, "dv")):
+            scale = theirs.abs().max().item() + 1e-6
+            assert (mine.double() - theirs).abs().max().item() <= 4 * tol * scale, name
+        assert flashattn.last_run()["kernel"].startswith("bwd_")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_deterministic_backward_is_bitwise_reproducible(device):
+    torch.manual_seed(1)
+    dtype = dtypes(device)[0]
+    q, k, v = (torch.randn(1, 300, 4, 64, device=device, dtype=dtype) for _ in range(3))
+    grads = []
+    for _ in range(3):
+        qg, kg, vg = (x.clone().requires_grad_() for x in (q, k, v))
+        flashattn.flash_attn_func(qg, kg, vg, causal=True, deterministic=True).sum().backward()
+        grads.append(torch.cat([qg.grad.flatten(), kg.grad.flatten(), vg.grad.flatten()]))
+    assert all(torch.equal(grads[0], g) for g in grads[1:])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("page_size", [None, 1, 16])
+def test_flash_attn_with_kvcache_appends_and_attends(device, page_size):
+    torch.manual_seed(2)
+    dtype = dtypes(device)[0]
+    batch, new, heads, heads_kv, dim, capacity = 3, 2, 8, 2, 64, 64
+    lengths = [0, 17, 40]
+    q = torch.randn(batch, new, heads, dim, device=device, dtype=dtype)
+    k_new, v_new = (torch.randn(batch, new, heads_kv, dim, device=device, dtype=dtype) for _ in range(2))
+    dense_k = torch.randn(batch, capacity, heads_kv, dim, device=device, dtype=dtype)
+    dense_v = torch.randn(batch, capacity, heads_kv, dim, device=device, dtype=dtype)
+    seqlens = torch.tensor(lengths, dtype=torch.int32, device=device)
+    if page_size is None:
+        k_cache, v_cache, block_table = dense_k.clone(), dense_v.clone(), None
+    else:
+        pages = capacity // page_size
+        order = torch.randperm(batch * pages, device=device)
+        block_table = order.view(batch, pages).to(torch.int32)
+        k_cache = torch.empty(batch * pages, page_size, heads_kv, dim, device=device, dtype=dtype)
+        v_cache = torch.empty_like(k_cache)
+        k_cache[order] = dense_k.reshape(batch * pages, page_size, heads_kv, dim)
+        v_cache[order] = dense_v.reshape(batch * pages, page_size, heads_kv, dim)
+    out, lse = flashattn.flash_attn_with_kvcache(q, k_cache, v_cache, k=k_new, v=v_new, cache_seqlens=seqlens,
+                                                 block_table=block_table, causal=True, return_softmax_lse=True)
+    # The reference: the dense cache with the new tokens written at each sequence's end.
+    for b, length in enumerate(lengths):
+        dense_k[b, length:length + new] = k_new[b]
+        dense_v[b, length:length + new] = v_new[b]
+    ref, ref_lse = reference(q, dense_k, dense_v, causal=True, seqlens_k=[n + new for n in lengths])
+    tol = tolerance(dtype)
+    torch.testing.assert_close(out.double(), ref, atol=tol, rtol=tol)
+    torch.testing.assert_close(lse.double(), ref_lse, atol=tol, rtol=tol)
+    appended_k = k_cache if block_table is None else k_cache[block_table.long().flatten()].view_as(dense_k)
+    for b, length in enumerate(lengths):
+        assert torch.equal(appended_k[b, length:length + new], k_new[b])
+
+
+def test_ops_pass_opcheck():
+    torch.manual_seed(3)
+    q = torch.randn(2, 9, 4, 32)
+    k, v = torch.randn(2, 11, 2, 32), torch.randn(2, 11, 2, 32)
+    torch.library.opcheck(torch.ops.flashattn.fwd.default, (q, k, v), {"causal": True})
+    out, lse = torch.ops.flashattn.fwd(q, k, v, None, True)
+    torch.library.opcheck(torch.ops.flashattn.bwd.default, (torch.randn_like(out), q, k, v, out, lse),
+                          {"causal": True})
+    k_cache, v_cache = torch.randn(2, 32, 2, 32), torch.randn(2, 32, 2, 32)
+    seqlens = torch.tensor([3, 20], dtype=torch.int32)
+    k_new, v_new = torch.randn(2, 9, 2, 32), torch.randn(2, 9, 2, 32)
+    torch.library.opcheck(torch.ops.flashattn.fwd_kvcache.default, (q, k_cache, v_cache, seqlens, k_new, v_new),
+                          {"causal": True})
+
+
+def test_drop_in_for_flash_attn():
+    import flashattn as flash_attn  # a flash-attn user's script, unchanged but for the import
+
+    q = torch.randn(1, 16, 2, 64, requires_grad=True)
+    k = torch.randn(1, 16, 2, 64, requires_grad=True)
+    v = torch.randn(1, 16, 2, 64, requires_grad=True)
+    out = flash_attn.flash_attn_func(q, k, v, causal=True)
+    out.sum().backward()
+    assert q.grad is not None and torch.isfinite(q.grad).all()
+    k_cache, v_cache = torch.zeros(1, 32, 2, 64), torch.zeros(1, 32, 2, 64)
+    out = flash_attn.flash_attn_with_kvcache(q.detach()[:, :1], k_cache, v_cache, k=k.detach()[:, :1],
+                                             v=v.detach()[:, :1], cache_seqlens=0, causal=True)
+    torch.testing.assert_close(out, v.detach()[:, :1])  # one key: the output is its value
+
+
+def test_bad_inputs_raise_clear_errors():
+    q = torch.randn(1, 4, 2, 32)
+    with pytest.raises(ValueError, match="dropout"):
+        flashattn.flash_attn_func(q, q, q, dropout_p=0.1)
+    with pytest.raises(ValueError, match="k: kv heads"):
+        flashattn.flash_attn_func(q, torch.randn(1, 4, 3, 32), torch.randn(1, 4, 3, 32))
+    k_cache = torch.randn(2, 16, 2, 32)
+    with pytest.raises(ValueError, match="block_table|page_table"):
+        flashattn.flash_attn_with_kvcache(q, k_cache, k_cache.clone(), cache_seqlens=5,
+                                          block_table=torch.tensor([[7]], dtype=torch.int32))
+
+
+def test_torch_compile_fullgraph_has_no_graph_break():
+    def block(q, k, v):
+        return flashattn.flash_attn_func(q, k, v, causal=True).relu().sum()
+
+    compiled = torch.compile(block, fullgraph=True, backend="aot_eager")
+    q, k, v = (torch.randn(1, 32, 2, 32, requires_grad=True) for _ in range(3))
+    loss = compiled(q, k, v)
+    loss.backward()
+    q2, k2, v2 = (x.detach().clone().requires_grad_() for x in (q, k, v))
+    block(q2, k2, v2).backward()
+    torch.testing.assert_close(q.grad, q2.grad)
