@@ -90,47 +90,37 @@ void set_options(flashattn::AttentionArgs& args, std::optional<double> softmax_s
   if (alibi_slopes) args.alibi_slopes = view_of(*alibi_slopes, "alibi_slopes");
 }
 
-std::tuple<at::Tensor, at::Tensor> fwd(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                                       std::optional<double> softmax_scale, bool causal, int64_t window_left,
-                                       int64_t window_right, double softcap,
-                                       const std::optional<at::Tensor>& alibi_slopes, bool /*deterministic*/,
-                                       c10::string_view path) {
-  TORCH_CHECK_VALUE(q.dim() == 4, "q: expected (B, Sq, H, D), got ", q.dim(), " dimensions");
+/// Runs the forward set up in `args` (options, varlen group) on q, k, v into out and lse.
+std::tuple<at::Tensor, at::Tensor> run_forward(flashattn::ForwardArgs& args, const at::Tensor& q,
+                                               const at::Tensor& k, const at::Tensor& v, at::Tensor out,
+                                               at::Tensor lse, c10::string_view path) {
   TORCH_CHECK_VALUE(k.device() == q.device() && v.device() == q.device(), "k, v: must be on q's device");
-  at::Tensor out = at::empty({q.size(0), q.size(1), q.size(2), v.size(-1)}, q.options());
-  at::Tensor lse = at::empty({q.size(0), q.size(2), q.size(1)}, q.options().dtype(at::kFloat));
-
-  flashattn::ForwardArgs args;
   args.q = view_of(q, "q");
   args.k = view_of(k, "k");
   args.v = view_of(v, "v");
   args.out = view_of(out, "out");
   args.lse = view_of(lse, "lse");
-  set_options(args, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes);
   args.cuda_path = to_path(std::string_view(path.data(), path.size()));
   const c10::OptionalDeviceGuard guard(q.device());
   place(args, q);
-
   flashattn::RunInfo info;
   check(flashattn::forward(args, &info));
   g_last_run = info;
   return {out, lse};
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor> bwd(const at::Tensor& dout, const at::Tensor& q, const at::Tensor& k,
-                                                   const at::Tensor& v, const at::Tensor& out, const at::Tensor& lse,
-                                                   std::optional<double> softmax_scale, bool causal,
-                                                   int64_t window_left, int64_t window_right, double softcap,
-                                                   const std::optional<at::Tensor>& alibi_slopes, bool deterministic,
-                                                   c10::string_view path) {
+/// Runs the backward set up in `args` (options, varlen group): dq, dk, dv shaped as q, k, v.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> run_backward(flashattn::BackwardArgs& args,
+                                                            const at::Tensor& dout, const at::Tensor& q,
+                                                            const at::Tensor& k, const at::Tensor& v,
+                                                            const at::Tensor& out, const at::Tensor& lse,
+                                                            bool deterministic, c10::string_view path) {
   for (const at::Tensor* t : {&k, &v, &out, &lse, &dout}) {
     TORCH_CHECK_VALUE(t->device() == q.device(), "k, v, out, lse, dout: must be on q's device");
   }
   at::Tensor dq = at::empty_like(q);
   at::Tensor dk = at::empty_like(k);
   at::Tensor dv = at::empty_like(v);
-
-  flashattn::BackwardArgs args;
   args.q = view_of(q, "q");
   args.k = view_of(k, "k");
   args.v = view_of(v, "v");
@@ -141,15 +131,77 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> bwd(const at::Tensor& dout, const
   args.dk = view_of(dk, "dk");
   args.dv = view_of(dv, "dv");
   args.deterministic = deterministic;
-  set_options(args, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes);
   args.cuda_path = to_path(std::string_view(path.data(), path.size()));
   const c10::OptionalDeviceGuard guard(q.device());
   place(args, q);
-
   flashattn::RunInfo info;
   check(flashattn::backward(args, &info));
   g_last_run = info;
   return {dq, dk, dv};
+}
+
+std::tuple<at::Tensor, at::Tensor> fwd(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                       std::optional<double> softmax_scale, bool causal, int64_t window_left,
+                                       int64_t window_right, double softcap,
+                                       const std::optional<at::Tensor>& alibi_slopes, bool /*deterministic*/,
+                                       c10::string_view path) {
+  TORCH_CHECK_VALUE(q.dim() == 4, "q: expected (B, Sq, H, D), got ", q.dim(), " dimensions");
+  flashattn::ForwardArgs args;
+  set_options(args, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes);
+  return run_forward(args, q, k, v, at::empty({q.size(0), q.size(1), q.size(2), v.size(-1)}, q.options()),
+                     at::empty({q.size(0), q.size(2), q.size(1)}, q.options().dtype(at::kFloat)), path);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> bwd(const at::Tensor& dout, const at::Tensor& q,
+                                                   const at::Tensor& k, const at::Tensor& v,
+                                                   const at::Tensor& out, const at::Tensor& lse,
+                                                   std::optional<double> softmax_scale, bool causal,
+                                                   int64_t window_left, int64_t window_right, double softcap,
+                                                   const std::optional<at::Tensor>& alibi_slopes,
+                                                   bool deterministic, c10::string_view path) {
+  flashattn::BackwardArgs args;
+  set_options(args, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes);
+  return run_backward(args, dout, q, k, v, out, lse, deterministic, path);
+}
+
+/// The varlen group of a call: cu_seqlens_q/k (B + 1), the longest lengths, optional seqused_k.
+void set_varlen(flashattn::AttentionArgs& args, const at::Tensor& cu_seqlens_q,
+                const at::Tensor& cu_seqlens_k, int64_t max_seqlen_q, int64_t max_seqlen_k,
+                const std::optional<at::Tensor>& seqused_k) {
+  args.cu_seqlens_q = view_of(cu_seqlens_q, "cu_seqlens_q");
+  args.cu_seqlens_k = view_of(cu_seqlens_k, "cu_seqlens_k");
+  args.max_seqlen_q = static_cast<int>(max_seqlen_q);
+  args.max_seqlen_k = static_cast<int>(max_seqlen_k);
+  if (seqused_k) args.seqused_k = view_of(*seqused_k, "seqused_k");
+}
+
+std::tuple<at::Tensor, at::Tensor> fwd_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                              const at::Tensor& cu_seqlens_q, const at::Tensor& cu_seqlens_k,
+                                              int64_t max_seqlen_q, int64_t max_seqlen_k,
+                                              const std::optional<at::Tensor>& seqused_k,
+                                              std::optional<double> softmax_scale, bool causal,
+                                              int64_t window_left, int64_t window_right, double softcap,
+                                              const std::optional<at::Tensor>& alibi_slopes,
+                                              bool /*deterministic*/, c10::string_view path) {
+  TORCH_CHECK_VALUE(q.dim() == 3, "q: expected (total_q, H, D), got ", q.dim(), " dimensions");
+  flashattn::ForwardArgs args;
+  set_varlen(args, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, seqused_k);
+  set_options(args, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes);
+  return run_forward(args, q, k, v, at::empty({q.size(0), q.size(1), v.size(-1)}, q.options()),
+                     at::empty({q.size(1), q.size(0)}, q.options().dtype(at::kFloat)), path);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> bwd_varlen(
+    const at::Tensor& dout, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+    const at::Tensor& out, const at::Tensor& lse, const at::Tensor& cu_seqlens_q,
+    const at::Tensor& cu_seqlens_k, int64_t max_seqlen_q, int64_t max_seqlen_k,
+    const std::optional<at::Tensor>& seqused_k, std::optional<double> softmax_scale, bool causal,
+    int64_t window_left, int64_t window_right, double softcap, const std::optional<at::Tensor>& alibi_slopes,
+    bool deterministic, c10::string_view path) {
+  flashattn::BackwardArgs args;
+  set_varlen(args, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, seqused_k);
+  set_options(args, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes);
+  return run_backward(args, dout, q, k, v, out, lse, deterministic, path);
 }
 
 /// An optional tensor's view (absent when not given).
@@ -158,12 +210,13 @@ flashattn::TensorView optional_view(const std::optional<at::Tensor>& t, const ch
 }
 
 std::tuple<at::Tensor, at::Tensor> fwd_kvcache(
-    const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache, const at::Tensor& cache_seqlens,
-    const std::optional<at::Tensor>& k_new, const std::optional<at::Tensor>& v_new,
-    const std::optional<at::Tensor>& rotary_cos, const std::optional<at::Tensor>& rotary_sin,
-    const std::optional<at::Tensor>& cache_batch_idx, const std::optional<at::Tensor>& page_table,
-    std::optional<double> softmax_scale, bool causal, int64_t window_left, int64_t window_right, double softcap,
-    bool rotary_interleaved, const std::optional<at::Tensor>& alibi_slopes, int64_t num_splits) {
+    const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+    const at::Tensor& cache_seqlens, const std::optional<at::Tensor>& k_new,
+    const std::optional<at::Tensor>& v_new, const std::optional<at::Tensor>& rotary_cos,
+    const std::optional<at::Tensor>& rotary_sin, const std::optional<at::Tensor>& cache_batch_idx,
+    const std::optional<at::Tensor>& page_table, std::optional<double> softmax_scale, bool causal,
+    int64_t window_left, int64_t window_right, double softcap, bool rotary_interleaved,
+    const std::optional<at::Tensor>& alibi_slopes, int64_t num_splits) {
   TORCH_CHECK_VALUE(q.dim() == 4, "q: expected (B, Sq, H, D), got ", q.dim(), " dimensions");
   for (const at::Tensor* t : {&k_cache, &v_cache, &cache_seqlens}) {
     TORCH_CHECK_VALUE(t->device() == q.device(), "k_cache, v_cache, cache_seqlens: must be on q's device");
@@ -220,8 +273,20 @@ TORCH_LIBRARY(flashattn, m) {
       "str path='auto') -> (Tensor out, Tensor lse)");
   m.def(
       "bwd(Tensor dout, Tensor q, Tensor k, Tensor v, Tensor out, Tensor lse, float? softmax_scale=None, "
-      "bool causal=False, int window_left=-1, int window_right=-1, float softcap=0.0, Tensor? alibi_slopes=None, "
+      "bool causal=False, int window_left=-1, int window_right=-1, float softcap=0.0, Tensor? "
+      "alibi_slopes=None, "
       "bool deterministic=False, str path='auto') -> (Tensor dq, Tensor dk, Tensor dv)");
+  m.def(
+      "fwd_varlen(Tensor q, Tensor k, Tensor v, Tensor cu_seqlens_q, Tensor cu_seqlens_k, int max_seqlen_q, "
+      "int max_seqlen_k, Tensor? seqused_k=None, float? softmax_scale=None, bool causal=False, "
+      "int window_left=-1, int window_right=-1, float softcap=0.0, Tensor? alibi_slopes=None, "
+      "bool deterministic=False, str path='auto') -> (Tensor out, Tensor lse)");
+  m.def(
+      "bwd_varlen(Tensor dout, Tensor q, Tensor k, Tensor v, Tensor out, Tensor lse, Tensor cu_seqlens_q, "
+      "Tensor cu_seqlens_k, int max_seqlen_q, int max_seqlen_k, Tensor? seqused_k=None, "
+      "float? softmax_scale=None, bool causal=False, int window_left=-1, int window_right=-1, "
+      "float softcap=0.0, Tensor? alibi_slopes=None, bool deterministic=False, str path='auto') -> "
+      "(Tensor dq, Tensor dk, Tensor dv)");
   // The caches are written in place (the append): annotated as mutated, so functionalisation and
   // torch.compile see the write.
   m.def(
@@ -235,6 +300,8 @@ TORCH_LIBRARY(flashattn, m) {
 TORCH_LIBRARY_IMPL(flashattn, CPU, m) {
   m.impl("fwd", &fwd);
   m.impl("bwd", &bwd);
+  m.impl("fwd_varlen", &fwd_varlen);
+  m.impl("bwd_varlen", &bwd_varlen);
   m.impl("fwd_kvcache", &fwd_kvcache);
 }
 
@@ -242,6 +309,8 @@ TORCH_LIBRARY_IMPL(flashattn, CPU, m) {
 TORCH_LIBRARY_IMPL(flashattn, CUDA, m) {
   m.impl("fwd", &fwd);
   m.impl("bwd", &bwd);
+  m.impl("fwd_varlen", &fwd_varlen);
+  m.impl("bwd_varlen", &bwd_varlen);
   m.impl("fwd_kvcache", &fwd_kvcache);
 }
 #endif

@@ -3,6 +3,8 @@
 Importing the package registers the ops under ``torch.ops.flashattn``.
 """
 
-from flashattn._api import fallback_count, flash_attn_func, flash_attn_with_kvcache, last_run
+from flashattn._api import (fallback_count, flash_attn_func, flash_attn_kvpacked_func, flash_attn_qkvpacked_func,
+                            flash_attn_varlen_func, flash_attn_with_kvcache, last_run, sdpa)
 
-__all__ = ["flash_attn_func", "flash_attn_with_kvcache", "last_run", "fallback_count"]
+__all__ = ["flash_attn_func", "flash_attn_qkvpacked_func", "flash_attn_kvpacked_func", "flash_attn_varlen_func",
+           "flash_attn_with_kvcache", "sdpa", "last_run", "fallback_count"]

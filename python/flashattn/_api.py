@@ -56,6 +56,47 @@ def _fwd_backward(ctx, dout, dlse):
 torch.library.register_autograd("flashattn::fwd", _fwd_backward, setup_context=_fwd_setup_context)
 
 
+@torch.library.register_fake("flashattn::fwd_varlen")
+def _fwd_varlen_fake(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, seqused_k=None,
+                     softmax_scale=None, causal=False, window_left=-1, window_right=-1, softcap=0.0,
+                     alibi_slopes=None, deterministic=False, path="auto"):
+    total_q, heads, _ = q.shape
+    return q.new_empty((total_q, heads, v.shape[-1])), q.new_empty((heads, total_q), dtype=torch.float32)
+
+
+@torch.library.register_fake("flashattn::bwd_varlen")
+def _bwd_varlen_fake(dout, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
+                     seqused_k=None, softmax_scale=None, causal=False, window_left=-1, window_right=-1, softcap=0.0,
+                     alibi_slopes=None, deterministic=False, path="auto"):
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+_VARLEN_INPUTS = ("cu_seqlens_q", "cu_seqlens_k", "max_seqlen_q", "max_seqlen_k", "seqused_k")
+
+
+def _fwd_varlen_setup_context(ctx, inputs, output):
+    q, k, v, *rest = inputs
+    out, lse = output
+    ctx.save_for_backward(q, k, v, out, lse)
+    ctx.rest = rest  # the varlen group, then the options, in the op's order
+
+
+def _fwd_varlen_backward(ctx, dout, dlse):
+    del dlse  # lse is not differentiated
+    q, k, v, out, lse = ctx.saved_tensors
+    dq, dk, dv = torch.ops.flashattn.bwd_varlen(dout.contiguous(), q, k, v, out, lse, *ctx.rest)
+    return (dq, dk, dv) + (None,) * len(ctx.rest)
+
+
+torch.library.register_autograd("flashattn::fwd_varlen", _fwd_varlen_backward,
+                                setup_context=_fwd_varlen_setup_context)
+
+
+def _check_no_dropout(dropout_p):
+    if dropout_p != 0.0:
+        raise ValueError("flashattn: dropout is not supported (dropout_p must be 0.0)")
+
+
 def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, window_size=(-1, -1),
                     softcap=0.0, alibi_slopes=None, deterministic=False, return_attn_probs=False, *,
                     path="auto"):
@@ -68,12 +109,76 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, wi
     ``torch.use_deterministic_algorithms(True)``) makes the backward bitwise reproducible. ``path`` picks
     the CUDA kernel family: "auto", "hopper" or "portable".
     """
-    if dropout_p != 0.0:
-        raise ValueError("flashattn: dropout is not supported (dropout_p must be 0.0)")
+    _check_no_dropout(dropout_p)
     deterministic = bool(deterministic) or torch.are_deterministic_algorithms_enabled()
     out, lse = torch.ops.flashattn.fwd(q, k, v, softmax_scale, causal, window_size[0], window_size[1], softcap,
                                        alibi_slopes, deterministic, path)
     return (out, lse) if return_attn_probs else out
+
+
+def flash_attn_qkvpacked_func(qkv, dropout_p=0.0, softmax_scale=None, causal=False, window_size=(-1, -1),
+                              softcap=0.0, alibi_slopes=None, deterministic=False, return_attn_probs=False, *,
+                              path="auto"):
+    """flash_attn_func over one packed (batch, seqlen, 3, heads, head_dim) tensor, as flash-attn's."""
+    q, k, v = qkv.unbind(dim=2)
+    return flash_attn_func(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
+                           deterministic, return_attn_probs, path=path)
+
+
+def flash_attn_kvpacked_func(q, kv, dropout_p=0.0, softmax_scale=None, causal=False, window_size=(-1, -1),
+                             softcap=0.0, alibi_slopes=None, deterministic=False, return_attn_probs=False, *,
+                             path="auto"):
+    """flash_attn_func with k and v packed as (batch, seqlen_k, 2, heads_kv, head_dim), as flash-attn's."""
+    k, v = kv.unbind(dim=2)
+    return flash_attn_func(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
+                           deterministic, return_attn_probs, path=path)
+
+
+def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p=0.0,
+                           softmax_scale=None, causal=False, window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
+                           deterministic=False, return_attn_probs=False, block_table=None, *, seqused_k=None,
+                           path="auto"):
+    """Attention over a batch of variable-length sequences packed as (total, heads, head_dim) with int32
+    offsets ``cu_seqlens_q/k`` (batch + 1), as flash_attn.flash_attn_varlen_func; differentiable.
+
+    Returns ``out`` (total_q, heads, head_dim_v), or ``(out, lse)`` with lse (heads, total_q) when
+    ``return_attn_probs``. ``seqused_k`` (batch) limits each sequence's keys. Differences from flash-attn:
+    no dropout, no ``block_table`` here (use flash_attn_with_kvcache for a paged cache); a row that sees no
+    key returns out = 0 and lse = -inf.
+    """
+    _check_no_dropout(dropout_p)
+    if block_table is not None:
+        raise ValueError("flashattn: block_table is not supported by flash_attn_varlen_func; use "
+                         "flash_attn_with_kvcache for a paged cache")
+    deterministic = bool(deterministic) or torch.are_deterministic_algorithms_enabled()
+    out, lse = torch.ops.flashattn.fwd_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
+                                              seqused_k, softmax_scale, causal, window_size[0], window_size[1],
+                                              softcap, alibi_slopes, deterministic, path)
+    return (out, lse) if return_attn_probs else out
+
+
+def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    """torch.nn.functional.scaled_dot_product_attention over flashattn: (batch, heads, seqlen, head_dim)
+    tensors, ``is_causal`` aligned to the top-left corner (query i sees keys j <= i), ``enable_gqa`` for
+    fewer key/value heads. Refused (ValueError) where flashattn cannot compute exactly SDPA's result: an
+    ``attn_mask``, dropout, and a top-left causal mask with more keys than queries (keys past the
+    diagonal of a short query block), which no bottom-right window expresses.
+    """
+    _check_no_dropout(dropout_p)
+    if attn_mask is not None:
+        raise ValueError("flashattn.sdpa: attn_mask is not supported (use is_causal or flash_attn_func's window)")
+    if query.shape[1] != key.shape[1] and not enable_gqa:
+        raise ValueError("flashattn.sdpa: key has fewer heads than query; pass enable_gqa=True")
+    seqlen_q, seqlen_k = query.shape[2], key.shape[2]
+    window_right = -1
+    if is_causal:
+        if seqlen_q < seqlen_k:
+            raise ValueError("flashattn.sdpa: is_causal with more keys than queries (top-left alignment) is "
+                             "not supported; flash_attn_func's causal is bottom-right aligned")
+        window_right = seqlen_q - seqlen_k  # top-left j <= i is bottom-right j <= i + (Sk - Sq) + right
+    out = flash_attn_func(query.transpose(1, 2), key.transpose(1, 2), value.transpose(1, 2), softmax_scale=scale,
+                          window_size=(-1, window_right))
+    return out.transpose(1, 2)
 
 
 def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None, rotary_sin=None,

@@ -180,3 +180,65 @@ def test_torch_compile_fullgraph_has_no_graph_break():
     q2, k2, v2 = (x.detach().clone().requires_grad_() for x in (q, k, v))
     block(q2, k2, v2).backward()
     torch.testing.assert_close(q.grad, q2.grad)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_flash_attn_varlen_func_forward_and_gradients(device):
+    torch.manual_seed(4)
+    lengths_q, lengths_k = [5, 0, 33, 1], [7, 4, 33, 0]
+    cu_q = torch.tensor([0] + list(torch.tensor(lengths_q).cumsum(0)), dtype=torch.int32, device=device)
+    cu_k = torch.tensor([0] + list(torch.tensor(lengths_k).cumsum(0)), dtype=torch.int32, device=device)
+    for dtype in dtypes(device):
+        q = torch.randn(sum(lengths_q), 4, 64, device=device, dtype=dtype, requires_grad=True)
+        k = torch.randn(sum(lengths_k), 2, 64, device=device, dtype=dtype, requires_grad=True)
+        v = torch.randn(sum(lengths_k), 2, 64, device=device, dtype=dtype, requires_grad=True)
+        out, lse = flashattn.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lengths_q), max(lengths_k),
+                                                    causal=True, return_attn_probs=True)
+        grad = torch.randn_like(out)
+        out.backward(grad)
+        tol = tolerance(dtype)
+        for b in range(len(lengths_q)):
+            rq, rk = slice(cu_q[b], cu_q[b + 1]), slice(cu_k[b], cu_k[b + 1])
+            qr, kr, vr = (x.detach()[r][None].double().requires_grad_() for x, r in ((q, rq), (k, rk), (v, rk)))
+            ref, ref_lse = reference(qr, kr, vr, causal=True)
+            torch.testing.assert_close(out[rq].double(), ref[0], atol=tol, rtol=tol)
+            if lengths_k[b] == 0:
+                assert torch.all(out[rq] == 0) and torch.all(lse[:, rq] == float("-inf"))
+                continue
+            ref.backward(grad[rq][None].double())
+            scale = max(x.grad.abs().max().item() for x in (qr, kr, vr) if x.grad.numel()) + 1e-6
+            for mine, theirs in ((q.grad[rq], qr.grad[0]), (k.grad[rk], kr.grad[0]), (v.grad[rk], vr.grad[0])):
+                if mine.numel():
+                    assert (mine.double() - theirs).abs().max().item() <= 4 * tol * scale
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_packed_functions_match_the_unpacked_one(device):
+    dtype = dtypes(device)[0]
+    qkv = torch.randn(2, 20, 3, 4, 32, device=device, dtype=dtype)
+    q, k, v = qkv.unbind(dim=2)
+    expected = flashattn.flash_attn_func(q, k, v, causal=True)
+    assert torch.equal(flashattn.flash_attn_qkvpacked_func(qkv, causal=True), expected)
+    assert torch.equal(flashattn.flash_attn_kvpacked_func(q, torch.stack([k, v], dim=2), causal=True), expected)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("seqlen_q,seqlen_k,is_causal,gqa", [(24, 24, True, False), (40, 24, True, True),
+                                                             (24, 40, False, True)])
+def test_sdpa_has_sdpa_semantics(device, seqlen_q, seqlen_k, is_causal, gqa):
+    torch.manual_seed(5)
+    dtype = dtypes(device)[0]
+    heads_kv = 2 if gqa else 4
+    q = torch.randn(2, 4, seqlen_q, 64, device=device, dtype=dtype)
+    k, v = (torch.randn(2, heads_kv, seqlen_k, 64, device=device, dtype=dtype) for _ in range(2))
+    mine = flashattn.sdpa(q, k, v, is_causal=is_causal, enable_gqa=gqa)
+    theirs = torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(), v.double(),
+                                                              is_causal=is_causal, enable_gqa=gqa)
+    tol = tolerance(dtype)
+    torch.testing.assert_close(mine.double(), theirs, atol=tol, rtol=tol)
+
+
+def test_varlen_op_passes_opcheck():
+    q, k, v = torch.randn(9, 4, 32), torch.randn(11, 2, 32), torch.randn(11, 2, 32)
+    cu_q, cu_k = torch.tensor([0, 4, 9], dtype=torch.int32), torch.tensor([0, 6, 11], dtype=torch.int32)
+    torch.library.opcheck(torch.ops.flashattn.fwd_varlen.default, (q, k, v, cu_q, cu_k, 5, 6), {"causal": True})
