@@ -15,6 +15,11 @@ Grids (--grid), all in --dtype (bf16 by default), layout (B, S, H, D), Sq = Sk =
             causal and full, S in {512 ... 16384}; --tokens, --hidden, --head-dims, --masks, --seqlens set it.
   gqa-long  long-context grouped-query attention: Hq = 32 query heads sharing Hkv = 8 K/V heads, D = 128,
             causal, (B, S) in (8, 4096), (1, 8192), (1, 16384) ... (1, 131072); --seqlens narrows it.
+  decode    (--op decode) one new query token over a KV cache: Hq = 32, Hkv = 8, D = 128, B in {1, 4, 16, 64}
+            x cache length L in {1024, 8192, 32768, 131072} (B * L <= 64 * 32768); flashattn runs a dense
+            cache ("flashattn") and a paged one with 16-token pages ("flashattn_paged16"), the SDPA peers
+            the dense (B, Hkv, L, D) K/V with enable_gqa. Timed by CUDA-graph replay (kernel time); the
+            rows report GB/s of K and V read (2 * B * L * Hkv * D * element size over the time).
 FLOPs count the query heads, 4*B*Hq*S*S*D (halved when causal): grouping K/V heads does not change them.
 The SDPA and flex peers get grouped K/V with enable_gqa=True; a peer that rejects it is timed on K/V
 repeated to the query heads beforehand, and its row says "kv_expanded": true.
@@ -61,7 +66,7 @@ class Point(NamedTuple):
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--op", choices=["fwd", "bwd"], default="fwd")
+    p.add_argument("--op", choices=["fwd", "bwd", "decode"], default="fwd")
     p.add_argument("--impls", default="flashattn,fa2,cudnn,efficient",
                    help="comma list of flashattn, fa2, cudnn, efficient, flex")
     p.add_argument("--path", choices=["auto", "hopper", "portable"], default="auto",
@@ -96,7 +101,19 @@ def gqa_long_grid(args):
             for batch, seqlen in GQA_LONG_POINTS if wanted is None or seqlen in wanted]
 
 
-GRIDS = {"paper": paper_grid, "gqa-long": gqa_long_grid}
+DECODE_BATCHES, DECODE_LENGTHS = (1, 4, 16, 64), (1024, 8192, 32768, 131072)
+DECODE_PAGE_SIZE = 16
+
+
+def decode_grid(args):
+    """One query token per sequence over a cache of L tokens (Point.seqlen = L), GQA 32/8, D = 128."""
+    wanted = set(ints(args.seqlens)) if args.seqlens else None
+    return [Point(batch, length, GQA_LONG_HEADS, GQA_LONG_HEADS_KV, GQA_LONG_DIM, False)
+            for batch in DECODE_BATCHES for length in DECODE_LENGTHS
+            if batch * length <= 64 * 32768 and (wanted is None or length in wanted)]
+
+
+GRIDS = {"paper": paper_grid, "gqa-long": gqa_long_grid, "decode": decode_grid}
 
 
 def commit():
@@ -143,8 +160,9 @@ def flush_l2():
     _L2_FLUSH.zero_()
 
 
-def time_ms(fn, samples):
-    """Median, p10, p90 of `samples` CUDA-event timings (graph replay when a call is under 50 us)."""
+def time_ms(fn, samples, graph=False):
+    """Median, p10, p90 of `samples` CUDA-event timings (graph replay when a call is under 50 us, or always
+    with `graph`)."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -154,7 +172,7 @@ def time_ms(fn, samples):
     end.record()
     torch.cuda.synchronize()
     call = fn
-    if start.elapsed_time(end) < 0.05:
+    if graph or start.elapsed_time(end) < 0.05:
         graph = torch.cuda.CUDAGraph()
         stream = torch.cuda.Stream()
         with torch.cuda.stream(stream):
@@ -347,8 +365,86 @@ def bench_point(args, impls, dtype, point):
     return rows
 
 
+def make_decode_impl(name, q, k, v, page_size=None):
+    """A zero-argument callable computing out (B, 1, Hq, D) for one query token over the whole cache (dense
+    (B, L, Hkv, D) k and v, or those rows in shuffled pages of `page_size` tokens for flashattn), and a
+    function naming the kernel that ran."""
+    if name.startswith("flashattn"):
+        import flashattn
+
+        batch, length = k.shape[:2]
+        seqlens = torch.full((batch,), length, dtype=torch.int32, device=q.device)
+        table, k_cache, v_cache = None, k, v
+        if page_size:
+            pages = length // page_size
+            order = torch.randperm(batch * pages, device=q.device)
+            table = order.view(batch, pages).to(torch.int32)
+            k_cache, v_cache = (torch.empty((batch * pages, page_size) + x.shape[2:], dtype=x.dtype, device=x.device)
+                                for x in (k, v))
+            k_cache[order] = k.reshape((batch * pages, page_size) + k.shape[2:])
+            v_cache[order] = v.reshape((batch * pages, page_size) + v.shape[2:])
+
+        def run():
+            return flashattn.flash_attn_with_kvcache(q, k_cache, v_cache, cache_seqlens=seqlens, block_table=table)
+        return run, lambda: flashattn.last_run()["kernel"]
+    return make_impl(name, q, k, v, False, "auto")
+
+
+def bench_decode_point(args, impls, dtype, point):
+    batch, length, heads, heads_kv, dim, _ = point
+    torch.manual_seed(length + batch)
+    q = torch.randn(batch, 1, heads, dim, dtype=dtype, device="cuda")
+    k, v = (torch.randn(batch, length, heads_kv, dim, dtype=dtype, device="cuda") for _ in range(2))
+    ref = attention(q, k, v, False, torch.float32)
+    base = attention(q, k, v, False, dtype)
+    kv_bytes = 2 * batch * length * heads_kv * dim * q.element_size()
+    rows = []
+    names = [n for name in impls for n in ((name, f"{name}_paged{DECODE_PAGE_SIZE}") if name == "flashattn" else (name,))]
+    for name in names:
+        row = {"op": "decode", "impl": name, "dtype": args.dtype, "B": batch, "H": heads, "Hk": heads_kv, "Sq": 1,
+               "Sk": length, "D": dim, "Dv": dim, "causal": False, "window": [-1, -1], "kv_expanded": False,
+               "verified_rows": "all", "kv_bytes": kv_bytes}
+        try:
+            paged = DECODE_PAGE_SIZE if name.endswith(f"_paged{DECODE_PAGE_SIZE}") else None
+            k_in, v_in, row["kv_expanded"] = (k, v, False) if name.startswith("flashattn") else kv_for(
+                name, q, k, v, False, args.path)
+            run, kernel = make_decode_impl(name, q, k_in, v_in, paged)
+            out = run()
+            torch.cuda.synchronize()
+            row["kernel"] = kernel()
+            row["verified"], row["max_abs_err"] = verify(out, ref, base)
+            row["ms_median"], row["ms_p10"], row["ms_p90"] = time_ms(run, args.samples, graph=True)
+            row["us_median"] = row["ms_median"] * 1e3
+            row["gbps"] = kv_bytes / row["ms_median"] / 1e6
+            row["tflops"] = None
+        except Exception as error:  # a failing implementation is reported, not dropped
+            row.update({"kernel": None, "verified": False, "error": f"{type(error).__name__}: {error}"[:400],
+                        "ms_median": None, "gbps": None, "tflops": None})
+        rows.append(row)
+    return rows
+
+
+def decode_cell(row):
+    """"GB/s (us)" of a decode row, FAIL when it has no time."""
+    return f"{row['gbps']:.0f} ({row['us_median']:.1f})" if row.get("gbps") else "FAIL"
+
+
+def summarize_decode(result):
+    print(f"\ncopy ceiling {result['ceilings']['copy_gbps']:.0f} GB/s; decode, GB/s of K and V read (us):")
+    keyed = {}
+    for row in result["rows"]:
+        keyed.setdefault((row["B"], row["Sk"]), {})[row["impl"]] = row
+    names = list(next(iter(keyed.values())).keys()) if keyed else []
+    print("B    L        " + "".join(f"{name:>24}" for name in names) + "  verified")
+    for (batch, length), by_impl in keyed.items():
+        cells = "".join(f"{decode_cell(by_impl.get(name, {})):>24}" for name in names)
+        print(f"{batch:<5}{length:<9}{cells}  {all(r.get('verified') for r in by_impl.values())}")
+
+
 def main():
     args = parse_args()
+    if args.op == "decode":
+        args.grid = "decode"
     impls = args.impls.split(",")
     dtype = DTYPES[args.dtype]
     points = GRIDS[args.grid](args)
@@ -356,6 +452,12 @@ def main():
         sys.exit(f"peers: --seqlens {args.seqlens} selects no point of the {args.grid} grid")
     result = {"env": environment(), "ceilings": ceilings(), "rows": []}
     for index, point in enumerate(points):
+        if args.op == "decode":
+            rows = bench_decode_point(args, impls, dtype, point)
+            result["rows"].extend(rows)
+            cells = "  ".join(f"{r['impl']} {r['gbps']:.0f}" if r.get("gbps") else f"{r['impl']} FAIL" for r in rows)
+            print(f"[{index + 1}/{len(points)}] decode B{point.batch} L{point.seqlen}: {cells} GB/s", flush=True)
+            continue
         rows = bench_point(args, impls, dtype, point)
         result["rows"].extend(rows)
         cells = "  ".join(f"{r['impl']} {tflops_cell(r, 'FAIL')}" for r in rows)
@@ -365,7 +467,10 @@ def main():
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=1))
-    summarize(result, impls)
+    if args.op == "decode":
+        summarize_decode(result)
+    else:
+        summarize(result, impls)
 
 
 def tflops_cell(row, untimed):
