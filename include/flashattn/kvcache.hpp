@@ -11,7 +11,8 @@
 // first R dimensions of a row at position p are rotated by the angles of table row p, in pairs (x_i,
 // x_{i + R/2}) or, with rotary_interleaved, (x_{2i}, x_{2i+1}); the other dimensions are unchanged. The new
 // keys sit at positions L + i; the queries at L + i under a causal or windowed mask, and all at L
-// otherwise (flash-attn's convention). Rotation is computed in fp32 and rounded to the element type.
+// otherwise (flash-attn's convention). Rotation is computed in fp32, each product and sum rounded (no fused
+// multiply-add, so every backend gets the same bits), and rounded to the element type.
 //
 // Cache layouts (strides in elements, last dimension contiguous):
 //   dense: k_cache (B_cache, S_max, Hk, D), v_cache (B_cache, S_max, Hk, Dv); sequence b uses cache entry
