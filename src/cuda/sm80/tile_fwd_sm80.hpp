@@ -1,10 +1,12 @@
 // flashattn — compile-time tile configuration of the portable (sm80) forward kernel, one or two per head
-// dim, and the host heuristic that picks between two.
+// dim, and which of two a call takes.
 //
 // The numbers were chosen for the largest sm80+ parts (A100: 164 KB shared memory per SM, H100/H200:
 // 227 KB per block, 228 KB per SM) and for 255 registers per thread at most (the O accumulator,
 // BLOCK_M x HEAD_DIM fp32, lives in registers: BLOCK_M * HEAD_DIM / threads values per thread).
 #pragma once
+
+#include "core/heuristics.hpp"
 
 namespace flashattn::cuda::sm80 {
 
@@ -54,18 +56,13 @@ constexpr FwdTile fwd_tile(int head_dim, FwdTileRegime regime) {
 /// Whether a forward kernel exists for this head dim (D = Dv).
 constexpr bool has_fwd_tile(int head_dim) { return fwd_tile(head_dim, FwdTileRegime::long_keys).block_m > 0; }
 
-/// Host heuristic: the tile regime of a forward call. A CTA pays a fixed cost besides its key loop (Q
-/// and the first K tile load before any MMA can start, O staged and stored after the last), which a
-/// one-CTA-per-SM tile leaves exposed. It is worth hiding behind a second co-resident CTA, at twice the
-/// K/V reads from L2 per query row, while the loop is short: up to 1024 keys per query row on average
-/// (FlashAttention-2 runs 64x64 at head dim 256 on H100/H200 throughout; on the H200 our 128x64 tile ran
-/// 1.04-1.22x its speed from 2048 keys per row up but 0.89-1.02x below, where our 64x64 tile runs
-/// 1.02-1.14x). Causal rows keep half the keys on average.
+/// The tile regime of a forward call: the short-key tile where the head dim has one and the key loop is
+/// short (core::short_key_loop says when and why).
 constexpr FwdTileRegime fwd_tile_regime(int head_dim, int max_seqlen_k, bool causal) {
-  const int mean_keys = causal ? max_seqlen_k / 2 : max_seqlen_k;
-  const bool short_loop = mean_keys <= 1024;
-  return short_loop && fwd_tile(head_dim, FwdTileRegime::short_keys).block_m > 0 ? FwdTileRegime::short_keys
-                                                                                 : FwdTileRegime::long_keys;
+  return core::short_key_loop(max_seqlen_k, causal) &&
+                 fwd_tile(head_dim, FwdTileRegime::short_keys).block_m > 0
+             ? FwdTileRegime::short_keys
+             : FwdTileRegime::long_keys;
 }
 
 }  // namespace flashattn::cuda::sm80
