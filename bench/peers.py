@@ -13,6 +13,8 @@ replay. The chip's ceilings (8192^3 bf16 matmul, 2 GiB device copy) are measured
 Grids (--grid), all in --dtype (bf16 by default), layout (B, S, H, D), Sq = Sk = S:
   paper     the FlashAttention papers': B*S = 16384 tokens, hidden 2048 (H = 2048 / D), D in {64, 128, 256},
             causal and full, S in {512 ... 16384}; --tokens, --hidden, --head-dims, --masks, --seqlens set it.
+--op bwd times dq, dk, dv by autograd and, up to S = 4096, checks them against the float32 reference's
+gradients with the same rule ("grads_verified").
   gqa-long  long-context grouped-query attention: Hq = 32 query heads sharing Hkv = 8 K/V heads, D = 128,
             causal, (B, S) in (8, 4096), (1, 8192), (1, 16384) ... (1, 131072); --seqlens narrows it.
   decode    (--op decode) one new query token over a KV cache: Hq = 32, Hkv = 8, D = 128, B in {1, 4, 16, 64}
@@ -250,8 +252,8 @@ def attention_rows(q, kt, vt, start, stop, causal):
     if causal:
         rows = torch.arange(start, stop, device=q.device)[:, None] + (seqlen_k - seqlen_q)
         cols = torch.arange(seqlen_k, device=q.device)[None, :]
-        scores.masked_fill_(cols > rows, float("-inf"))
-    probs = torch.softmax(scores, dim=-1).nan_to_num_(0.0).view(batch, heads_kv, group * count, seqlen_k)
+        scores = scores.masked_fill(cols > rows, float("-inf"))  # out of place: differentiable
+    probs = torch.softmax(scores, dim=-1).nan_to_num(0.0).view(batch, heads_kv, group * count, seqlen_k)
     out = torch.matmul(probs.to(kt.dtype), vt).float()  # (B, Hkv, group * count, Dv)
     return out.view(batch, heads_kv, group, count, -1).permute(0, 3, 1, 2, 4).reshape(batch, count, heads, -1)
 
@@ -265,6 +267,25 @@ def verify(out, ref, base):
     ok = (max_err <= 2 * base_err.max().item() + atol and mean_err <= 2 * base_err.mean().item() + atol
           and not torch.isnan(out).any().item())
     return ok, max_err
+
+
+# Longest S whose gradients are checked: the float32 reference backward holds B * H * S^2 scores.
+GRAD_VERIFY_MAX_SEQLEN = 4096
+
+
+def reference_grads(q, k, v, causal, grad, matmul_dtype):
+    """dq, dk, dv of attention() (all rows) for the output gradient `grad`, by autograd."""
+    leaves = [x.detach().requires_grad_() for x in (q, k, v)]
+    out = attention(*leaves, causal, matmul_dtype)
+    return torch.autograd.grad(out, leaves, grad.float())
+
+
+def verify_grads(grads, q, k, v, causal, grad):
+    """verify() of each of dq, dk, dv against the float32 reference, with the base in q's dtype."""
+    refs = reference_grads(q, k, v, causal, grad, torch.float32)
+    bases = reference_grads(q, k, v, causal, grad, q.dtype)
+    results = [verify(mine, ref, base) for mine, ref, base in zip(grads, refs, bases)]
+    return all(ok for ok, _ in results), max(err for _, err in results)
 
 
 def make_impl(name, q, k, v, causal, path):
@@ -346,6 +367,10 @@ def bench_point(args, impls, dtype, point):
                 out = run()
                 grad = torch.randn_like(out)
                 fn = lambda: torch.autograd.grad(out, (qg, kg, vg), grad, retain_graph=True)  # noqa: E731
+                if seqlen <= GRAD_VERIFY_MAX_SEQLEN and not row["kv_expanded"]:
+                    row["grads_verified"], row["grads_max_abs_err"] = verify_grads(fn(), q, k_in, v_in, causal, grad)
+                else:
+                    row["grads_verified"] = None  # above GRAD_VERIFY_MAX_SEQLEN: checked by the test suites
             else:
                 fn = run
             torch.cuda.reset_peak_memory_stats()
