@@ -14,6 +14,8 @@
 #include <cutlass/numeric_types.h>
 #include <cute/tensor.hpp>
 
+#include "cuda/sm80/gmem_copy_sm80.cuh"
+
 #include "cuda/sm80/tile_bwd_sm80.hpp"
 
 namespace flashattn::cuda::sm80 {
@@ -83,19 +85,10 @@ struct BwdLayouts {
 
   // ---- Global <-> shared: 16 bytes (8 elements) per thread and copy, a row chunk per group of threads.
   // cp.async.cg bypasses L1: every tile is read once per CTA.
-  static constexpr int kGmemThreadsPerRow = kSmemRowChunk / 8;
-  using GmemThreadLayout =
-      cute::Layout<cute::Shape<cute::Int<kThreads / kGmemThreadsPerRow>, cute::Int<kGmemThreadsPerRow>>,
-                   cute::Stride<cute::Int<kGmemThreadsPerRow>, cute::_1>>;
-  using GmemValueLayout = cute::Layout<cute::Shape<cute::_1, cute::_8>>;
-  using GmemTiledCopyLoad = decltype(cute::make_tiled_copy(
-      cute::Copy_Atom<cute::SM80_CP_ASYNC_CACHEGLOBAL<cute::uint128_t>, Element>{}, GmemThreadLayout{},
-      GmemValueLayout{}));
-  using GmemTiledCopyStore =
-      decltype(cute::make_tiled_copy(cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, Element>{},
-                                     GmemThreadLayout{}, GmemValueLayout{}));
-  static_assert(kBlockM % (kThreads / kGmemThreadsPerRow) == 0 &&
-                    kBlockN % (kThreads / kGmemThreadsPerRow) == 0,
+  using GmemCopies = GmemCopiesSm80<Element, kThreads, kSmemRowChunk>;
+  using GmemTiledCopyLoad = typename GmemCopies::TiledLoad;
+  using GmemTiledCopyStore = typename GmemCopies::TiledStore;
+  static_assert(kBlockM % GmemCopies::kRowsPerPass == 0 && kBlockN % GmemCopies::kRowsPerPass == 0,
                 "a tile is a whole number of copy passes");
 
   struct SharedStorage {
