@@ -21,7 +21,14 @@
 //          >= 1; token row t of sequence b lives in page page_table[b][t / page_size], row t % page_size.
 // Index tensors in host memory are checked before anything runs (entries in range, L + Sq within the
 // sequence's capacity); on error nothing is written.
+// On a CUDA device the index tensors (cache_seqlens, page_table, cache_batch_idx) are device memory that
+// the host never reads (no synchronisation, the same launch for any lengths: CUDA-graph safe), so their
+// entries are the caller's contract there: out-of-range entries are undefined behaviour. The CUDA path
+// appends with one kernel, attends with a split-KV kernel and, with more than one split, merges the
+// splits' partial results with a combine kernel.
 #pragma once
+
+#include <cstddef>
 
 #include "flashattn/attention.hpp"
 #include "flashattn/run_info.hpp"
@@ -47,10 +54,20 @@ struct KVCacheArgs : AttentionArgs {
   /// Splits of the cache length for the GPU's split-KV decoding; 0 = chosen by the library. Results do not
   /// depend on it beyond rounding. The CPU backend always runs one split.
   int num_splits = 0;
+  /// Optional device scratch of at least kvcache_workspace_size(*this) bytes for the CUDA decode kernels
+  /// (rotated queries, split partials). Null: the call allocates and frees it on its stream
+  /// (cudaMallocAsync), which CUDA-graph capture of the call does not allow. Unused on the CPU.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
 };
 
 /// Appends (optionally) and attends, as described above. Same error contract as forward().
 Status forward_kvcache(const KVCacheArgs& args, RunInfo* info = nullptr);
+
+/// Bytes of `workspace` forward_kvcache(args) needs on its device: a function of the call's shapes, options
+/// and num_splits only (never of the cache_seqlens values). 0 when none is needed (one split and no rotary
+/// embedding, a CPU call) or when args are invalid (the call then reports why).
+std::size_t kvcache_workspace_size(const KVCacheArgs& args);
 
 /// Whether forward_kvcache(args) would run, and if not why (the same validation and selection).
 Status is_supported(const KVCacheArgs& args);

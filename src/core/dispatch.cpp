@@ -163,10 +163,17 @@ Selection select_kernel(OpKind op, const KVCacheParams& params, const DeviceCont
     selection.key = KernelKey{Backend::cpu, op, params.dtype, 0, 0};
     return selection;
   }
-  selection.status = {StatusCode::unsupported,
-                      "device: forward_kvcache has no CUDA kernel yet (the KV-cache decode kernels are still "
-                      "being written); call it with CPU tensors"};
-  return selection;
+  // One CUDA decode kernel family (sm80 atoms, runs on sm80 and newer): it is the kernel for every sm80+
+  // device, so taking it on Hopper is no fallback; only an explicit request for the Hopper path is refused.
+  if (device.path == CudaPath::hopper) {
+    selection.status = {StatusCode::unsupported,
+                        "cuda_path: forward_kvcache has no Hopper-specific kernel; use the automatic or "
+                        "portable path (its decode kernel runs on sm80 and newer)"};
+    return selection;
+  }
+  DeviceContext portable = device;
+  portable.path = CudaPath::portable;
+  return select_kernel(op, static_cast<const ForwardParams&>(params), portable);
 }
 
 }  // namespace flashattn::core

@@ -52,7 +52,8 @@ Selection select_kernel(OpKind op, const ForwardParams& params, const DeviceCont
 /// (dout, dq, dk, dv) breaks the kernels' alignment rule.
 Selection select_kernel(OpKind op, const BackwardParams& params, const DeviceContext& device);
 
-/// forward_kvcache's selection: the CPU backend; no CUDA kernel exists yet (an unsupported status).
+/// forward_kvcache's selection: the CPU backend for CPU tensors; on CUDA the portable decode kernel
+/// (kvcache_sm80_<dtype>_hd<D>) under the forward's device, dtype, alignment and head-dim rules.
 Selection select_kernel(OpKind op, const KVCacheParams& params, const DeviceContext& device);
 
 /// Launch signatures of the table's entries.

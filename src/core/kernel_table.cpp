@@ -40,7 +40,11 @@ BackwardLauncher find_backward_launcher(const KernelKey& key) {
 }
 
 KVCacheLauncher find_kvcache_launcher(const KernelKey& key) {
-  return key.backend == Backend::cpu && key.op == OpKind::kvcache ? launch_cpu_kvcache : nullptr;
+  if (key.backend == Backend::cpu && key.op == OpKind::kvcache) return launch_cpu_kvcache;
+#if defined(FLASHATTN_WITH_CUDA)
+  if (key.backend == Backend::cuda) return cuda::find_kvcache_launcher(key);
+#endif
+  return nullptr;
 }
 
 }  // namespace flashattn::core

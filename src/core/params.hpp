@@ -11,6 +11,7 @@
 // and q_batch_stride = 0 for varlen inputs. lse, k, v, out and the gradients follow the same rule.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/host_device.hpp"
@@ -127,7 +128,9 @@ struct KVCacheParams : ForwardParams {
   std::int64_t rotary_sin_row_stride = 0;
   int rotary_dim = 0;  ///< R: dimensions rotated (even, <= head_dim).
   bool rotary_interleaved = false;
-  int num_splits = 0;  ///< Requested splits (0 = automatic).
+  int num_splits = 0;         ///< Requested splits (0 = automatic).
+  void* workspace = nullptr;  ///< Caller's device scratch for the CUDA path; null = allocate per call.
+  std::size_t workspace_bytes = 0;
   /// Rotary position of new query i of sequence b: L + i under a causal or windowed mask, else L.
   FLASHATTN_HOST_DEVICE std::int64_t query_position(int b, int i) const {
     return cache_seqlens[b] + (has_window() ? i : 0);

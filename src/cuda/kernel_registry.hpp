@@ -19,4 +19,10 @@ core::BackwardLauncher find_backward_launcher(const core::KernelKey& key);
 /// How many CUDA backward kernels were instantiated.
 int backward_kernel_count();
 
+/// The launcher of a built CUDA KV-cache decode kernel, or null when `key` is not built.
+core::KVCacheLauncher find_kvcache_launcher(const core::KernelKey& key);
+
+/// How many CUDA KV-cache decode kernels were instantiated.
+int kvcache_kernel_count();
+
 }  // namespace flashattn::cuda

@@ -1,0 +1,85 @@
+// flashattn — the split combine: each query row's num_splits partial states (normalised O in fp32 and its
+// lse) merged with the log-sum-exp merge of epilogue_decode_sm80.cuh, in split order (deterministic), and
+// written to out in the dtype and to lse. One warp per row: the lanes find the largest lse and the sum of
+// weights over the splits together, then each lane accumulates its 4-column groups of O over the splits.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include <cutlass/array.h>
+
+#include "cuda/decode/decode_kernel_params.hpp"
+
+namespace flashattn::cuda::decode {
+
+template <class Element, int kHeadDimV, int kWarps>
+__global__ void __launch_bounds__(kWarps * 32)
+    combine_decode_kernel(const __grid_constant__ DecodeKernelParams params) {
+  constexpr int kGroups = kHeadDimV / 4;  ///< float4 column groups of a row.
+  constexpr int kGroupsPerLane = (kGroups + 31) / 32;
+  static_assert(kHeadDimV % 4 == 0, "rows are float4 groups");
+  const ForwardParams& p = params.fwd.problem;
+  const std::int64_t row = std::int64_t{blockIdx.x} * kWarps + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (row >= params.partial_rows) return;
+  const int splits = params.num_splits;
+  const float* lse_partial = params.lse_partial + row;  // split s at lse_partial[s * partial_rows]
+
+  float max_lse = -INFINITY;
+  for (int s = lane; s < splits; s += 32) max_lse = fmaxf(max_lse, lse_partial[s * params.partial_rows]);
+  for (int offset = 16; offset > 0; offset /= 2)
+    max_lse = fmaxf(max_lse, __shfl_xor_sync(0xffffffffu, max_lse, offset));
+  float sum = 0.0f;
+  if (max_lse != -INFINITY) {
+    for (int s = lane; s < splits; s += 32) sum += expf(lse_partial[s * params.partial_rows] - max_lse);
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  }
+  // No split kept a key (sum = 0): out = 0, lse = -inf, as for a row with no key in one pass.
+  const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+
+  float4 acc[kGroupsPerLane];
+  for (int g = 0; g < kGroupsPerLane; ++g) acc[g] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int s = 0; s < splits; ++s) {
+    const float lse = lse_partial[s * params.partial_rows];
+    if (sum == 0.0f || lse == -INFINITY) continue;  // an empty split's O is 0 and weighs 0
+    const float weight = expf(lse - max_lse) * inverse;
+    const float4* o =
+        reinterpret_cast<const float4*>(params.o_partial + (s * params.partial_rows + row) * kHeadDimV);
+#pragma unroll
+    for (int g = 0; g < kGroupsPerLane; ++g) {
+      const int group = lane + 32 * g;
+      if (group < kGroups) {
+        const float4 v = o[group];
+        acc[g].x += weight * v.x;
+        acc[g].y += weight * v.y;
+        acc[g].z += weight * v.z;
+        acc[g].w += weight * v.w;
+      }
+    }
+  }
+
+  const int token = static_cast<int>(row % params.seqlen_q);
+  const int head = static_cast<int>(row / params.seqlen_q % p.heads);
+  const int batch = static_cast<int>(row / params.seqlen_q / p.heads);
+  Element* out = static_cast<Element*>(p.out) + batch * p.out_strides.batch + token * p.out_strides.row +
+                 head * p.out_strides.head;
+#pragma unroll
+  for (int g = 0; g < kGroupsPerLane; ++g) {
+    const int group = lane + 32 * g;
+    if (group < kGroups) {
+      cutlass::Array<Element, 4> values;
+      values[0] = static_cast<Element>(acc[g].x);
+      values[1] = static_cast<Element>(acc[g].y);
+      values[2] = static_cast<Element>(acc[g].z);
+      values[3] = static_cast<Element>(acc[g].w);
+      *reinterpret_cast<cutlass::Array<Element, 4>*>(out + 4 * group) = values;
+    }
+  }
+  if (lane == 0 && p.lse != nullptr) {
+    p.lse[batch * p.lse_batch_stride + head * p.lse_head_stride + token] =
+        sum > 0.0f ? max_lse + logf(sum) : -INFINITY;
+  }
+}
+
+}  // namespace flashattn::cuda::decode

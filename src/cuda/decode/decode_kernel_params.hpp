@@ -1,0 +1,30 @@
+// flashattn — the decode problem as the CUDA decode kernels take it (a __grid_constant__ struct): the
+// attention over the cache as forward params (q already rotated when rotary embedding is on), the GQA
+// packing, the splits and the workspace pointers, all fixed on the host (STYLE.md #3).
+#pragma once
+
+#include <cstdint>
+
+#include "core/params.hpp"
+#include "cuda/common/fwd_kernel_params.hpp"
+
+namespace flashattn::cuda::decode {
+
+/// Packed query rows: row r of a (batch, kv head) is new token t = r / group of query head
+/// hk * group + r % group, so the group's heads of one token are adjacent and share every causal bound.
+struct DecodeKernelParams {
+  FwdKernelParams fwd;  ///< fwd.problem: attention over the cache, seqlen_k(b) = cache_seqlens[b] + added.
+  int group = 1;        ///< H / Hk.
+  int seqlen_q = 0;     ///< Sq: new tokens per sequence.
+  int rows = 0;         ///< Sq * group: packed rows per (batch, kv head).
+  int row_blocks = 0;   ///< ceil(rows / 16).
+  int num_splits = 1;
+  /// With num_splits > 1: per split s and query row index i = (b * H + h) * Sq + t, the split's lse at
+  /// lse_partial[s * partial_rows + i] and O (normalised, Dv floats) at o_partial[(s * partial_rows + i) *
+  /// Dv]. Null with one split: the kernel writes out and lse itself.
+  float* lse_partial = nullptr;
+  float* o_partial = nullptr;
+  std::int64_t partial_rows = 0;  ///< B * H * Sq.
+};
+
+}  // namespace flashattn::cuda::decode

@@ -1,0 +1,123 @@
+// flashattn — the end of the decode kernel: the 4 warps' states (each normalised O and its lse over the
+// warp's keys) are merged through shared memory with the log-sum-exp merge
+//   lse = m + log(sum_w exp(lse_w - m)),  O = sum_w exp(lse_w - lse) * O_w,  m = max_w lse_w,
+// the algebra of the CPU backend's softmax-state merge and of the split combine (combine_decode.cuh); a
+// state with no key (lse = -inf) weighs 0, and a row no warp kept a key for stays O = 0, lse = -inf.
+// With one split the merged row goes to out (dtype, 16-byte stores) and lse; with several, to the split's
+// fp32 partial in the workspace, which the combine kernel reads.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include <cute/tensor.hpp>
+
+#include "cuda/common/fragment.cuh"
+#include "cuda/decode/decode_kernel_params.hpp"
+#include "cuda/decode/layouts_decode_sm80.cuh"
+
+namespace flashattn::cuda::decode {
+
+template <class Element, int kHeadDim>
+struct DecodeEpilogueSm80 {
+  using Layouts = DecodeLayouts<Element, kHeadDim>;
+  static constexpr int kBlockM = Layouts::kBlockM;
+  static constexpr int kWarps = Layouts::kWarps;
+  static constexpr int kThreads = Layouts::kThreads;
+  static constexpr int kChunksPerRow = kHeadDim / 8;  ///< 8-column chunks (one 16-byte store of out).
+
+  /// acc_o: the warp's normalised O ((MMA, 1, HEAD_DIM / 8) fp32 of the one-warp mma); lse: the natural-log
+  /// lse of the thread's two accumulator rows. Call after the main loop (its shared memory is free).
+  template <class AccO>
+  __device__ __forceinline__ static void store(const DecodeKernelParams& params,
+                                               typename Layouts::SharedStorage& smem, const AccO& acc_o,
+                                               const float (&lse)[2], int batch, int head_kv, int row0,
+                                               int split) {
+    using namespace cute;
+    const int tid = threadIdx.x;
+    const int warp = tid / 32;
+    const int lane = tid % 32;
+    auto& merge = smem.merge;
+
+    typename Layouts::WarpMma mma;
+    Tensor tOcO = mma.get_thread_slice(lane).partition_C(
+        make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));  // (MMA, 1, HEAD_DIM / 8) coords
+    CUTE_UNROLL
+    for (int i = 0; i < size(acc_o); ++i) merge.o[warp][get<0>(tOcO(i))][get<1>(tOcO(i))] = acc_o(i);
+    Tensor tOcO_rc = make_tensor(tOcO.data(), acc_rowcol_layout(tOcO.layout()));  // (2, HEAD_DIM / 4)
+    if (lane % 4 == 0) {  // the quad's lanes hold the same rows; its first lane writes their lse
+      CUTE_UNROLL
+      for (int r = 0; r < 2; ++r) merge.lse[warp][get<0>(tOcO_rc(r, 0))] = lse[r];
+    }
+    __syncthreads();
+
+    if (tid < kBlockM) {
+      float max_lse = -INFINITY;
+      CUTE_UNROLL
+      for (int w = 0; w < kWarps; ++w) max_lse = fmaxf(max_lse, merge.lse[w][tid]);
+      float sum = 0.0f;
+      float weight[kWarps];
+      CUTE_UNROLL
+      for (int w = 0; w < kWarps; ++w) {
+        weight[w] = max_lse == -INFINITY ? 0.0f : expf(merge.lse[w][tid] - max_lse);
+        sum += weight[w];
+      }
+      CUTE_UNROLL
+      for (int w = 0; w < kWarps; ++w) merge.weight[w][tid] = sum > 0.0f ? weight[w] / sum : 0.0f;
+      merge.merged_lse[tid] = sum > 0.0f ? max_lse + logf(sum) : -INFINITY;
+    }
+    __syncthreads();
+
+    const ForwardParams& p = params.fwd.problem;
+    const bool direct = params.num_splits == 1;
+    for (int chunk = tid; chunk < kBlockM * kChunksPerRow; chunk += kThreads) {
+      const int r = chunk / kChunksPerRow;
+      const int col = chunk % kChunksPerRow * 8;
+      const int row = row0 + r;
+      if (row >= params.rows) continue;
+      float o[8];
+      CUTE_UNROLL
+      for (int j = 0; j < 8; ++j) o[j] = 0.0f;
+      CUTE_UNROLL
+      for (int w = 0; w < kWarps; ++w) {
+        const float weight = merge.weight[w][r];
+        CUTE_UNROLL
+        for (int j = 0; j < 8; ++j) o[j] += weight * merge.o[w][r][col + j];
+      }
+      const int token = row / params.group;
+      const int head = head_kv * params.group + row % params.group;
+      if (direct) {
+        cutlass::Array<Element, 8> out;
+        CUTE_UNROLL
+        for (int j = 0; j < 8; ++j) out[j] = static_cast<Element>(o[j]);
+        Element* dst = static_cast<Element*>(p.out) + batch * p.out_strides.batch +
+                       token * p.out_strides.row + head * p.out_strides.head + col;
+        *reinterpret_cast<cutlass::Array<Element, 8>*>(dst) = out;
+      } else {
+        const std::int64_t index = split * params.partial_rows + partial_row(params, batch, head, token);
+        float4* dst = reinterpret_cast<float4*>(params.o_partial + index * kHeadDim + col);
+        dst[0] = make_float4(o[0], o[1], o[2], o[3]);
+        dst[1] = make_float4(o[4], o[5], o[6], o[7]);
+      }
+    }
+    if (tid < kBlockM && row0 + tid < params.rows) {
+      const int row = row0 + tid;
+      const int token = row / params.group;
+      const int head = head_kv * params.group + row % params.group;
+      if (!direct) {
+        params.lse_partial[split * params.partial_rows + partial_row(params, batch, head, token)] =
+            merge.merged_lse[tid];
+      } else if (p.lse != nullptr) {
+        p.lse[batch * p.lse_batch_stride + head * p.lse_head_stride + token] = merge.merged_lse[tid];
+      }
+    }
+  }
+
+  /// Index of query row (batch, head, token) among the B * H * Sq rows of a split's partials.
+  __device__ __forceinline__ static std::int64_t partial_row(const DecodeKernelParams& params, int batch,
+                                                             int head, int token) {
+    return (std::int64_t{batch} * params.fwd.problem.heads + head) * params.seqlen_q + token;
+  }
+};
+
+}  // namespace flashattn::cuda::decode

@@ -1,0 +1,159 @@
+// flashattn — host side of forward_kvcache on CUDA: plan (splits, workspace), then on the caller's stream
+// with no host synchronisation: the append / rotary kernel, the split-KV decode kernel, and with more than
+// one split the combine. The launch depends on the call's shapes and options only (cache_seqlens and the
+// page table stay on the device, unread by the host), so it can be captured in a CUDA graph once the
+// caller passes a workspace. Included by the generated instantiation TUs only.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "core/kvcache_plan.hpp"
+#include "core/params.hpp"
+#include "cuda/common/fwd_kernel_params.hpp"
+#include "cuda/common/launch_util.hpp"
+#include "cuda/decode/append_kvcache.cuh"
+#include "cuda/decode/combine_decode.cuh"
+#include "cuda/decode/kernel_decode_sm80.cuh"
+#include "flashattn/attention.hpp"
+
+namespace flashattn::cuda::decode {
+
+inline constexpr int kAppendWarps = 4;   ///< Rows (one warp each) per CTA of the append kernel.
+inline constexpr int kCombineWarps = 4;  ///< Query rows (one warp each) per CTA of the combine kernel.
+
+/// The workspace of one call: the caller's, or allocated on the stream and freed there after the last
+/// kernel (stream order keeps it alive for them).
+class Workspace {
+ public:
+  Workspace(const KVCacheParams& params, std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    if (bytes == 0) return;
+    if (params.workspace != nullptr) {
+      if (params.workspace_bytes < bytes) {
+        status_ = {StatusCode::invalid_argument, "workspace: " + std::to_string(params.workspace_bytes) +
+                                                     " bytes given, this call needs " +
+                                                     std::to_string(bytes) + " (kvcache_workspace_size)"};
+      } else if (reinterpret_cast<std::uintptr_t>(params.workspace) % 16 != 0) {
+        status_ = {StatusCode::invalid_argument, "workspace: must be 16-byte aligned (16-byte vectors)"};
+      }
+      data_ = static_cast<char*>(params.workspace);
+      return;
+    }
+    const cudaError_t error = cudaMallocAsync(reinterpret_cast<void**>(&data_), bytes, stream);
+    if (error != cudaSuccess) {
+      status_ = cuda_error("cudaMallocAsync(kvcache workspace)", error);
+      data_ = nullptr;
+      return;
+    }
+    owned_ = true;
+  }
+  ~Workspace() {
+    if (owned_) cudaFreeAsync(data_, stream_);
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  const Status& status() const { return status_; }
+  char* at(std::size_t offset) const { return data_ + offset; }
+
+ private:
+  cudaStream_t stream_;
+  char* data_ = nullptr;
+  bool owned_ = false;
+  Status status_;
+};
+
+template <class Element>
+Status launch_append(const KVCacheParams& params, void* q_rotated, cudaStream_t stream) {
+  AppendParams append;
+  append.problem = params;
+  append.q_rotated = q_rotated;
+  const std::int64_t tokens = std::int64_t{params.batch} * params.seqlen_q_new;
+  append.append_rows = params.k_new != nullptr ? tokens * params.heads_kv : 0;
+  append.query_rows = q_rotated != nullptr ? tokens * params.heads : 0;
+  const std::int64_t ctas = (append.append_rows + append.query_rows + kAppendWarps - 1) / kAppendWarps;
+  if (ctas == 0) return {};
+  if (ctas > std::numeric_limits<std::int32_t>::max()) {
+    return {StatusCode::unsupported, "q: B * Sq * (H + Hk) rows must stay below 2^33 for the append kernel"};
+  }
+  append_kvcache_kernel<Element, kAppendWarps>
+      <<<static_cast<unsigned>(ctas), kAppendWarps * 32, 0, stream>>>(append);
+  const cudaError_t error = cudaGetLastError();
+  return error == cudaSuccess ? Status{} : cuda_error("append_kvcache launch", error);
+}
+
+/// Runs forward_kvcache for `params` (validated; every tensor on CUDA device args.device.index).
+template <class Element, int kHeadDim>
+Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& args, RunInfo& info) {
+  using Layouts = DecodeLayouts<Element, kHeadDim>;
+  static_assert(core::kDecodeRowsPerCta == Layouts::kBlockM && core::kDecodeKeysPerTile == Layouts::kBlockN);
+  DeviceGuard guard(args.device.index);
+  if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
+  const core::KVCachePlan plan = core::plan_kvcache(params, core::cuda_sm_count(args.device.index));
+  const std::int64_t ctas = std::int64_t{params.batch} * params.heads_kv * plan.row_blocks * plan.num_splits;
+  if (ctas > std::numeric_limits<std::int32_t>::max()) {
+    return {StatusCode::unsupported, "q: B * Hk * ceil(Sq * H / Hk / 16) * num_splits must stay below 2^31"};
+  }
+  info.block_m = Layouts::kBlockM;
+  info.block_n = Layouts::kBlockN;
+  info.num_splits = plan.num_splits;
+  info.num_threads = 0;
+  info.num_ctas = static_cast<int>(ctas);
+
+  const auto stream = static_cast<cudaStream_t>(args.stream);
+  Workspace workspace(params, plan.bytes, stream);
+  if (!workspace.status().ok()) return workspace.status();
+  void* q_rotated = params.rotary_cos != nullptr ? workspace.at(plan.q_rotated_offset) : nullptr;
+  if (params.k_new != nullptr || q_rotated != nullptr) {
+    const Status appended = launch_append<Element>(params, q_rotated, stream);
+    if (!appended.ok()) return appended;
+  }
+
+  ForwardParams attention = params;
+  if (q_rotated != nullptr) {
+    attention.q = q_rotated;
+    const std::int64_t row = std::int64_t{params.heads} * params.head_dim;
+    attention.q_strides = {row * params.seqlen_q_new, row, params.head_dim};
+  }
+  DecodeKernelParams decode;
+  decode.fwd = make_fwd_kernel_params(attention, Layouts::kBlockM);
+  decode.group = params.heads / params.heads_kv;
+  decode.seqlen_q = params.seqlen_q_new;
+  decode.rows = params.seqlen_q_new * decode.group;
+  decode.row_blocks = plan.row_blocks;
+  decode.num_splits = plan.num_splits;
+  decode.partial_rows = std::int64_t{params.batch} * params.heads * params.seqlen_q_new;
+  if (plan.num_splits > 1) {
+    decode.lse_partial = reinterpret_cast<float*>(workspace.at(plan.lse_partial_offset));
+    decode.o_partial = reinterpret_cast<float*>(workspace.at(plan.o_partial_offset));
+  }
+
+  auto* kernel = &decode_sm80_kernel<Element, kHeadDim>;
+  constexpr int kSmem = Layouts::kSmemBytes;
+  if (kSmem > 48 * 1024) {
+    // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in.
+    const cudaError_t error =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    if (error != cudaSuccess) return cuda_error("cudaFuncSetAttribute(shared memory)", error);
+  }
+  kernel<<<static_cast<unsigned>(ctas), Layouts::kThreads, kSmem, stream>>>(decode);
+  cudaError_t error = cudaGetLastError();
+  if (error != cudaSuccess) return cuda_error("decode_sm80 launch", error);
+
+  if (plan.num_splits > 1) {
+    const std::int64_t combine_ctas = (decode.partial_rows + kCombineWarps - 1) / kCombineWarps;
+    if (combine_ctas > std::numeric_limits<std::int32_t>::max()) {
+      return {StatusCode::unsupported, "q: B * H * Sq must stay below 2^33 for the split combine"};
+    }
+    combine_decode_kernel<Element, kHeadDim, kCombineWarps>
+        <<<static_cast<unsigned>(combine_ctas), kCombineWarps * 32, 0, stream>>>(decode);
+    error = cudaGetLastError();
+    if (error != cudaSuccess) return cuda_error("combine_decode launch", error);
+  }
+  return {};
+}
+
+}  // namespace flashattn::cuda::decode

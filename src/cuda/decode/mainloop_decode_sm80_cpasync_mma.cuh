@@ -1,0 +1,241 @@
+// flashattn — the main loop of the decode kernel: one CTA's 16 packed query rows against the key tiles of
+// its split, streamed through a ring of kStages shared-memory buffers with cp.async. Each 16-byte chunk is
+// gathered from its own cache row (CacheRows: page table or dense entry), so any page size works, pages
+// smaller than a tile included; rows at or past the sequence's length are zero-filled, never read (they
+// may lie in unallocated pages).
+//
+// Per tile, each warp computes S = Q·K_wᵀ for its 16 keys with ldmatrix + mma.sync m16n8k16, masks when
+// the tile crosses some row's key interval (or always, with score mods), folds S into its own online
+// softmax (exp2) and accumulates O_w += P·V_w. The ring is filled kStages - 1 tiles ahead: one barrier per
+// tile publishes the landed tile and proves the slot about to be refilled was read by every warp.
+#pragma once
+
+#include <cstdint>
+
+#include <cute/tensor.hpp>
+
+#include "cuda/common/fragment.cuh"
+#include "cuda/common/mask.cuh"
+#include "cuda/common/score_mods.cuh"
+#include "cuda/common/softmax.cuh"
+#include "cuda/decode/cache_rows.cuh"
+#include "cuda/decode/decode_kernel_params.hpp"
+#include "cuda/decode/layouts_decode_sm80.cuh"
+#include "cuda/decode/mask_packed_rows.cuh"
+
+namespace flashattn::cuda::decode {
+
+/// 16-byte shared-memory stores and asynchronous 16-byte global -> shared copies (cp.async.cg: K and V are
+/// read once, so they bypass L1).
+template <class Element>
+__device__ __forceinline__ void copy_chunk_async(Element* smem_dst, const Element* gmem_src) {
+  cute::SM80_CP_ASYNC_CACHEGLOBAL<cute::uint128_t>::copy(*reinterpret_cast<const cute::uint128_t*>(gmem_src),
+                                                         *reinterpret_cast<cute::uint128_t*>(smem_dst));
+}
+template <class Element>
+__device__ __forceinline__ void zero_chunk(Element* smem_dst) {
+  *reinterpret_cast<uint4*>(smem_dst) = make_uint4(0u, 0u, 0u, 0u);
+}
+
+template <class Element, int kHeadDim>
+struct DecodeMainloopSm80 {
+  using Layouts = DecodeLayouts<Element, kHeadDim>;
+  static constexpr int kBlockM = Layouts::kBlockM;
+  static constexpr int kBlockN = Layouts::kBlockN;
+  static constexpr int kWarpN = Layouts::kWarpN;
+  static constexpr int kWarps = Layouts::kWarps;
+  static constexpr int kThreads = Layouts::kThreads;
+  static constexpr int kStages = Layouts::kStages;
+  static constexpr int kChunksPerRow = kHeadDim / 8;  ///< 16-byte chunks of one row.
+  static constexpr int kChunksPerThread = kBlockN * kChunksPerRow / kThreads;
+  static_assert(kBlockN * kChunksPerRow % kThreads == 0, "a K or V tile is a whole number of copy passes");
+  /// A thread holds 2 rows of the m16n8 accumulator (rows lane / 4 and lane / 4 + 8).
+  using Softmax = OnlineSoftmax<2>;
+
+  /// Where one CTA's work lies.
+  struct Work {
+    int batch;
+    int head_kv;
+    int row0;      ///< First packed row of the CTA.
+    int seqlen_k;  ///< Keys of the sequence (cache plus appended).
+    int n_begin;   ///< The split's key tiles [n_begin, n_end).
+    int n_end;
+    int key_begin;  ///< Keys [key_begin, key_end) are kept by every valid row: tiles inside need no mask.
+    int key_end;
+  };
+
+  /// Issues the loads of the CTA's 16 packed query rows (rows past the last are zero-filled).
+  __device__ __forceinline__ static void load_q(const DecodeKernelParams& params,
+                                                typename Layouts::SharedStorage& smem, const Work& work) {
+    using namespace cute;
+    const ForwardParams& p = params.fwd.problem;
+    const Element* q = static_cast<const Element*>(p.q);
+    Tensor sQ = make_tensor(make_smem_ptr(smem.loop.q.data()), typename Layouts::SmemLayoutQ{});  // (16, D)
+    for (int chunk = threadIdx.x; chunk < kBlockM * kChunksPerRow; chunk += kThreads) {
+      const int r = chunk / kChunksPerRow;
+      const int col = chunk % kChunksPerRow * 8;
+      const int row = work.row0 + r;
+      Element* dst = &sQ(r, col);
+      if (row < params.rows) {
+        const int token = row / params.group;
+        const int head = work.head_kv * params.group + row % params.group;
+        copy_chunk_async(dst, q + work.batch * p.q_strides.batch + token * p.q_strides.row +
+                                  head * p.q_strides.head + col);
+      } else {
+        zero_chunk(dst);
+      }
+    }
+  }
+
+  /// Issues the loads of key tile n into ring slot `slot`: warp w's 16 keys go to the slot's block w.
+  __device__ __forceinline__ static void load_kv_tile(const DecodeKernelParams& params,
+                                                      typename Layouts::SharedStorage& smem,
+                                                      const CacheRows& cache, const Work& work, int n,
+                                                      int slot) {
+    using namespace cute;
+    const Element* k = static_cast<const Element*>(params.fwd.problem.k);
+    const Element* v = static_cast<const Element*>(params.fwd.problem.v);
+    auto load_chunk = [&](int i) __attribute__((always_inline)) {
+      const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
+      const int row = chunk / kChunksPerRow;  // key within the tile
+      const int col = chunk % kChunksPerRow * 8;
+      const int block = (slot * kWarps + row / kWarpN) * Layouts::kWarpTileElements;
+      Tensor sK =
+          make_tensor(make_smem_ptr(smem.loop.k.data() + block), typename Layouts::SmemLayoutKVWarp{});
+      Tensor sV =
+          make_tensor(make_smem_ptr(smem.loop.v.data() + block), typename Layouts::SmemLayoutKVWarp{});
+      Element* k_dst = &sK(row % kWarpN, col);
+      Element* v_dst = &sV(row % kWarpN, col);
+      const int key = n * kBlockN + row;
+      if (key < work.seqlen_k) {
+        std::int64_t k_offset, v_offset;
+        cache.offsets(key, k_offset, v_offset);
+        copy_chunk_async(k_dst, k + k_offset + col);
+        copy_chunk_async(v_dst, v + v_offset + col);
+      } else {
+        zero_chunk(k_dst);
+        zero_chunk(v_dst);
+      }
+    };
+    if constexpr (kChunksPerThread <= 8) {
+      CUTE_UNROLL
+      for (int i = 0; i < kChunksPerThread; ++i) load_chunk(i);
+    } else {
+      // D >= 192: fully unrolled, the 64-bit row offsets of all chunks stay live at once and the kernel
+      // spills (D = 256: 254 registers); four at a time keep enough loads in flight.
+#pragma unroll 4
+      for (int i = 0; i < kChunksPerThread; ++i) load_chunk(i);
+    }
+  }
+
+  /// Accumulates this warp's O (16, HEAD_DIM) and softmax state over its keys of the split's tiles.
+  /// Returns with every cp.async complete and a CTA barrier passed: shared memory is free for reuse.
+  template <class AccO>
+  __device__ __forceinline__ static void run(const DecodeKernelParams& params,
+                                             typename Layouts::SharedStorage& smem, const Work& work,
+                                             const KeyRange& range, AccO& acc_o, Softmax& softmax) {
+    using namespace cute;
+    const ForwardParams& p = params.fwd.problem;
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    const CacheRows cache(p, work.batch, work.head_kv);
+
+    Tensor sQ = make_tensor(make_smem_ptr(smem.loop.q.data()), typename Layouts::SmemLayoutQ{});  // (16, D)
+    Tensor sK0 = make_tensor(make_smem_ptr(smem.loop.k.data() + warp * Layouts::kWarpTileElements),
+                             typename Layouts::SmemLayoutKVWarp{});  // (16 keys, D) of slot 0
+    Tensor sVt0 = make_tensor(make_smem_ptr(smem.loop.v.data() + warp * Layouts::kWarpTileElements),
+                              typename Layouts::SmemLayoutVtWarp{});  // (D, 16 keys) of slot 0
+
+    typename Layouts::WarpMma mma;
+    auto thr_mma = mma.get_thread_slice(lane);
+    Tensor tSrQ = thr_mma.partition_fragment_A(sQ);     // (MMA, MMA_M, MMA_K)
+    Tensor tSrK = thr_mma.partition_fragment_B(sK0);    // (MMA, MMA_N, MMA_K)
+    Tensor tOrVt = thr_mma.partition_fragment_B(sVt0);  // (MMA, MMA_N = D / 8, MMA_K = 1)
+    // Shared -> register (ldmatrix; transposing for V, which is key-major in memory).
+    auto smem_copy_q = make_tiled_copy_A(typename Layouts::SmemCopyAtom{}, mma);
+    auto smem_copy_k = make_tiled_copy_B(typename Layouts::SmemCopyAtom{}, mma);
+    auto smem_copy_v = make_tiled_copy_B(typename Layouts::SmemCopyAtomTransposed{}, mma);
+    auto copy_q = smem_copy_q.get_slice(lane);
+    auto copy_k = smem_copy_k.get_slice(lane);
+    auto copy_v = smem_copy_v.get_slice(lane);
+    Tensor tSsQ = copy_q.partition_S(sQ);
+    Tensor tSrQ_view = copy_q.retile_D(tSrQ);
+    Tensor tSrK_view = copy_k.retile_D(tSrK);
+    Tensor tOrVt_view = copy_v.retile_D(tOrVt);
+
+    // (row, col) within the warp's 16 x 16 score tile of each score this thread holds.
+    Tensor tScS = thr_mma.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kWarpN>>{}));
+    Tensor tScS_rc = make_tensor(tScS.data(), acc_rowcol_layout(tScS.layout()));  // (2, 4)
+    Tensor acc_o_rc = acc_rowcol(acc_o);                                          // (2, HEAD_DIM / 4)
+    const PackedRowMask<2> mask(
+        tScS_rc, work.row0, params.rows, params.group, work.head_kv * params.group, range,
+        params.fwd.has_alibi ? p.alibi_slopes + work.batch * p.alibi_batch_stride : nullptr);
+
+    load_q(params, smem, work);
+    CUTE_UNROLL
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (work.n_begin + s < work.n_end) load_kv_tile(params, smem, cache, work, work.n_begin + s, s);
+      cp_async_fence();  // one group per ring slot, empty or not, so the wait count below holds
+    }
+
+    int slot = 0;
+    for (int n = work.n_begin; n < work.n_end; ++n) {
+      cp_async_wait<kStages - 2>();
+      __syncthreads();
+      if (n + kStages - 1 < work.n_end) {
+        // The slot of tile n - 1: every warp is past the barrier above, so done reading it.
+        load_kv_tile(params, smem, cache, work, n + kStages - 1, slot == 0 ? kStages - 1 : slot - 1);
+      }
+      cp_async_fence();
+
+      const int block = (slot * kWarps + warp) * Layouts::kWarpTileElements;
+      Tensor sK =
+          make_tensor(make_smem_ptr(smem.loop.k.data() + block), typename Layouts::SmemLayoutKVWarp{});
+      Tensor sVt =
+          make_tensor(make_smem_ptr(smem.loop.v.data() + block), typename Layouts::SmemLayoutVtWarp{});
+      Tensor tSsK = copy_k.partition_S(sK);
+      Tensor tOsVt = copy_v.partition_S(sVt);
+
+      Tensor acc_s = partition_fragment_C(mma, Shape<Int<kBlockM>, Int<kWarpN>>{});  // (MMA, 1, 2) fp32
+      clear(acc_s);
+      CUTE_UNROLL
+      for (int kk = 0; kk < size<2>(tSrQ); ++kk) {
+        copy(smem_copy_q, tSsQ(_, _, kk), tSrQ_view(_, _, kk));
+        copy(smem_copy_k, tSsK(_, _, kk), tSrK_view(_, _, kk));
+        gemm(mma, tSrQ(_, _, kk), tSrK(_, _, kk), acc_s);
+      }
+
+      Tensor scores = acc_rowcol(acc_s);  // (2, 4)
+      const int key0 = n * kBlockN + warp * kWarpN;
+      // Uniform over the CTA: the tile lies inside every valid row's interval and no score mod applies.
+      const bool bulk =
+          !params.fwd.score_mods && n * kBlockN >= work.key_begin && (n + 1) * kBlockN <= work.key_end;
+      if (!bulk) {
+        if (params.fwd.score_mods) {
+          scores_to_log2(params.fwd, scores);
+          if (params.fwd.has_alibi) {
+            mask.template apply<true>(scores, tScS_rc, key0);
+          } else {
+            mask.template apply<false>(scores, tScS_rc, key0);
+          }
+        } else {
+          mask.template apply<false>(scores, tScS_rc, key0);
+        }
+      }
+      softmax.update(scores, acc_o_rc);
+
+      Tensor rP = convert_fragment<Element>(acc_s);
+      Tensor tOrP = make_tensor(rP.data(), acc_as_a_layout(rP.layout()));  // (MMA, 1, MMA_K = 1)
+      CUTE_UNROLL
+      for (int kk = 0; kk < size<2>(tOrP); ++kk) {
+        copy(smem_copy_v, tOsVt(_, _, kk), tOrVt_view(_, _, kk));
+        gemm(mma, tOrP(_, _, kk), tOrVt(_, _, kk), acc_o);
+      }
+      slot = slot + 1 == kStages ? 0 : slot + 1;
+    }
+    cp_async_wait<0>();  // with no tile (an empty split) the Q load is still in flight
+    __syncthreads();
+  }
+};
+
+}  // namespace flashattn::cuda::decode

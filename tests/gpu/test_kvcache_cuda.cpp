@@ -1,0 +1,671 @@
+// forward_kvcache on CUDA (src/cuda/decode/): the append writes exactly the new rows (bitwise; rotated keys
+// bitwise equal to the kernel's documented fp32 evaluation), the attention over a dense or paged cache
+// passes the calibrated rule against the fp64 oracle over the gathered cache for page sizes 1, 16, 256 and
+// dense, edge lengths, GQA / MQA, Sq = 1 and 4, every mask option and rotary layout; every split count gives
+// the same answer within rounding; a sequence's output is bitwise independent of its batch neighbours;
+// reruns are bitwise identical; a caller's workspace works and a short one is refused. Every test skips
+// when no CUDA device is visible (CI).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "flashattn/flashattn.hpp"
+#include "reference/reference.hpp"
+#include "reference/rounding.hpp"
+#include "testing/case_tensors.hpp"
+#include "testing/device_memory.hpp"
+#include "testing/device_tensors.hpp"
+#include "testing/host_tensor.hpp"
+#include "testing/tolerance.hpp"
+
+namespace flashattn::testing {
+namespace {
+
+constexpr Device kGpu{DeviceKind::cuda, 0};
+
+#define SKIP_WITHOUT_GPU() \
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device is visible"
+
+struct DecodeProblem {
+  DType dtype = DType::bf16;
+  int heads = 8;
+  int heads_kv = 2;
+  int head_dim = 128;
+  int seqlen_q = 1;          ///< New tokens per sequence.
+  std::vector<int> lengths;  ///< cache_seqlens.
+  int page_size = 0;         ///< 0: dense cache.
+  int capacity = 64;         ///< S_max, or max_pages * page_size.
+  bool append = true;
+  bool causal = false;
+  int window_left = -1;
+  int window_right = -1;
+  float softcap = 0.0f;
+  bool alibi = false;
+  int rotary_dim = 0;
+  bool rotary_interleaved = false;
+  bool reversed_batch_idx = false;  ///< Dense: sequence b in cache entry B - b.
+  int num_splits = 0;
+
+  int batch() const { return static_cast<int>(lengths.size()); }
+  int max_pages() const { return page_size ? (capacity + page_size - 1) / page_size : 0; }
+  int keys(int b) const { return lengths[b] + (append ? seqlen_q : 0); }
+  bool windowed() const { return causal || window_left >= 0 || window_right >= 0; }
+};
+
+std::string describe(const DecodeProblem& pb) {
+  std::string s = std::string(to_string(pb.dtype)) + " hd" + std::to_string(pb.head_dim) + " H" +
+                  std::to_string(pb.heads) + "/" + std::to_string(pb.heads_kv) + " Sq" +
+                  std::to_string(pb.seqlen_q) +
+                  (pb.page_size ? " page " + std::to_string(pb.page_size) : " dense") + " lengths";
+  for (int length : pb.lengths) s += " " + std::to_string(length);
+  s += pb.append ? " +append" : "";
+  s += pb.causal ? " causal" : "";
+  if (pb.window_left >= 0 || pb.window_right >= 0)
+    s += " window " + std::to_string(pb.window_left) + "," + std::to_string(pb.window_right);
+  s += pb.softcap > 0 ? " softcap" : "";
+  s += pb.alibi ? " alibi" : "";
+  if (pb.rotary_dim) s += " rotary " + std::to_string(pb.rotary_dim) + (pb.rotary_interleaved ? "i" : "");
+  s += pb.reversed_batch_idx ? " cache_batch_idx" : "";
+  s += " splits " + std::to_string(pb.num_splits);
+  return s;
+}
+
+double round_to(DType dtype, double x) { return reference::round_to(precision_of(dtype), x); }
+
+/// Host side of one call: the inputs, the cache before the call, and (after run()) every output.
+struct DecodeCall {
+  DecodeProblem pb;
+  HostTensor q, k_cache, v_cache, k_new, v_new, cos, sin, out, lse, seqlens, page_table, batch_idx, slopes;
+  std::vector<std::byte> k_before, v_before;
+
+  /// Element offset of token `row` of sequence b, kv head 0, in a cache tensor.
+  std::int64_t cache_offset(const HostTensor& cache, int b, std::int64_t row) const {
+    if (pb.page_size) {
+      const auto page = static_cast<std::int64_t>(page_table.get(page_table.offset({b, row / pb.page_size})));
+      return page * cache.stride(0) + row % pb.page_size * cache.stride(1);
+    }
+    const std::int64_t entry = pb.reversed_batch_idx ? static_cast<std::int64_t>(batch_idx.get(b)) : b;
+    return entry * cache.stride(0) + row * cache.stride(1);
+  }
+};
+
+void fill_random(HostTensor& t, std::mt19937& rng) {
+  std::normal_distribution<double> normal;
+  for (std::int64_t i = 0; i < t.numel(); ++i) {
+    std::int64_t offset = 0, rest = i;
+    for (int d = t.rank() - 1; d >= 0; --d) {
+      offset += rest % t.shape(d) * t.stride(d);
+      rest /= t.shape(d);
+    }
+    t.set(offset, round_to(t.dtype(), normal(rng)));
+  }
+}
+
+/// Random inputs; pages shuffled through one pool, unused page-table entries far out of range and every
+/// cache row past a sequence's length NaN, so a read of either shows (a fault or NaN in out).
+DecodeCall make_call(const DecodeProblem& pb, unsigned seed) {
+  std::mt19937 rng(seed);
+  DecodeCall c;
+  c.pb = pb;
+  const int B = pb.batch(), D = pb.head_dim;
+  c.q = HostTensor::padded(pb.dtype, {B, pb.seqlen_q, pb.heads, D});
+  fill_random(c.q, rng);
+  c.seqlens = HostTensor::contiguous(DType::i32, {B});
+  for (int b = 0; b < B; ++b) c.seqlens.set(b, pb.lengths[b]);
+  if (pb.page_size) {
+    const int pages = B * pb.max_pages() + 2;
+    std::vector<int> pool(pages);
+    std::iota(pool.begin(), pool.end(), 0);
+    std::shuffle(pool.begin(), pool.end(), rng);
+    c.page_table = HostTensor::contiguous(DType::i32, {B, pb.max_pages()});
+    for (int b = 0; b < B; ++b) {
+      const int used = (pb.keys(b) + pb.page_size - 1) / pb.page_size;
+      for (int page = 0; page < pb.max_pages(); ++page)
+        c.page_table.set(c.page_table.offset({b, page}),
+                         page < used ? pool[b * pb.max_pages() + page] : 1 << 30);
+    }
+    c.k_cache = HostTensor::contiguous(pb.dtype, {pages, pb.page_size, pb.heads_kv, D});
+    c.v_cache = HostTensor::contiguous(pb.dtype, {pages, pb.page_size, pb.heads_kv, D});
+  } else {
+    const int entries = pb.reversed_batch_idx ? B + 1 : B;
+    if (pb.reversed_batch_idx) {
+      c.batch_idx = HostTensor::contiguous(DType::i32, {B});
+      for (int b = 0; b < B; ++b) c.batch_idx.set(b, B - b);
+    }
+    c.k_cache = HostTensor::padded(pb.dtype, {entries, pb.capacity, pb.heads_kv, D});
+    c.v_cache = HostTensor::padded(pb.dtype, {entries, pb.capacity, pb.heads_kv, D});
+  }
+  std::normal_distribution<double> normal;
+  for (int b = 0; b < B; ++b) {
+    for (int row = 0; row < pb.lengths[b]; ++row) {
+      for (HostTensor* cache : {&c.k_cache, &c.v_cache}) {
+        const std::int64_t base = c.cache_offset(*cache, b, row);
+        for (int h = 0; h < pb.heads_kv; ++h) {
+          for (int d = 0; d < D; ++d)
+            cache->set(base + h * cache->stride(2) + d, round_to(pb.dtype, normal(rng)));
+        }
+      }
+    }
+  }
+  if (pb.append) {
+    c.k_new = HostTensor::padded(pb.dtype, {B, pb.seqlen_q, pb.heads_kv, D});
+    c.v_new = HostTensor::padded(pb.dtype, {B, pb.seqlen_q, pb.heads_kv, D});
+    fill_random(c.k_new, rng);
+    fill_random(c.v_new, rng);
+  }
+  if (pb.rotary_dim) {
+    int positions = 1;
+    for (int b = 0; b < B; ++b) positions = std::max(positions, pb.lengths[b] + pb.seqlen_q);
+    c.cos = HostTensor::contiguous(pb.dtype, {positions, pb.rotary_dim / 2});
+    c.sin = HostTensor::contiguous(pb.dtype, {positions, pb.rotary_dim / 2});
+    for (int p = 0; p < positions; ++p) {
+      for (int i = 0; i < pb.rotary_dim / 2; ++i) {
+        const double angle = p * std::pow(10000.0, -2.0 * i / pb.rotary_dim);
+        c.cos.set(c.cos.offset({p, i}), round_to(pb.dtype, std::cos(angle)));
+        c.sin.set(c.sin.offset({p, i}), round_to(pb.dtype, std::sin(angle)));
+      }
+    }
+  }
+  if (pb.alibi) {
+    c.slopes = HostTensor::contiguous(DType::fp32, {B, pb.heads});
+    for (int b = 0; b < B; ++b) {
+      for (int h = 0; h < pb.heads; ++h) c.slopes.set(c.slopes.offset({b, h}), std::ldexp(1.0, -(h % 8) - 1));
+    }
+  }
+  c.out = HostTensor::padded(pb.dtype, {B, pb.seqlen_q, pb.heads, D});
+  c.lse = HostTensor::contiguous(DType::fp32, {B, pb.heads, pb.seqlen_q});
+  c.k_before.assign(c.k_cache.bytes(), c.k_cache.bytes() + c.k_cache.size_bytes());
+  c.v_before.assign(c.v_cache.bytes(), c.v_cache.bytes() + c.v_cache.size_bytes());
+  return c;
+}
+
+/// The call's arguments with every tensor on the GPU (the cache, out and lse come back on download).
+KVCacheArgs bind(DecodeCall& c, DeviceTensors& device) {
+  KVCacheArgs a;
+  a.q = device.input(c.q);
+  a.k = device.output(c.k_cache);
+  a.v = device.output(c.v_cache);
+  a.cache_seqlens = device.input(c.seqlens);
+  a.page_table = device.input(c.page_table);
+  a.cache_batch_idx = device.input(c.batch_idx);
+  a.k_new = device.input(c.k_new);
+  a.v_new = device.input(c.v_new);
+  a.rotary_cos = device.input(c.cos);
+  a.rotary_sin = device.input(c.sin);
+  a.rotary_interleaved = c.pb.rotary_interleaved;
+  a.alibi_slopes = device.input(c.slopes);
+  a.out = device.output(c.out);
+  a.lse = device.output(c.lse);
+  a.causal = c.pb.causal;
+  a.window_left = c.pb.window_left;
+  a.window_right = c.pb.window_right;
+  a.softcap = c.pb.softcap;
+  a.num_splits = c.pb.num_splits;
+  a.device = kGpu;
+  return a;
+}
+
+/// Runs the call on the GPU and downloads its outputs (cache included).
+Status run(DecodeCall& c, RunInfo* info = nullptr) {
+  DeviceTensors device(kGpu);
+  const KVCacheArgs args = bind(c, device);
+  const Status status = forward_kvcache(args, info);
+  device.download_outputs();
+  return status;
+}
+
+/// The kernel's rotation of element d (append_kvcache.cuh): fp32, each product and sum rounded on its own
+/// (volatile keeps the host compiler from contracting them into an FMA), then rounded to the dtype.
+double kernel_rotation(const DecodeCall& c, const HostTensor& t, std::int64_t row_offset, int d,
+                       std::int64_t position) {
+  const DecodeProblem& pb = c.pb;
+  if (d >= pb.rotary_dim) return t.get(row_offset + d);
+  const int half = pb.rotary_dim / 2;
+  const int pair = pb.rotary_interleaved ? d / 2 : d % half;
+  const bool first = pb.rotary_interleaved ? d % 2 == 0 : d < half;
+  const int a = pb.rotary_interleaved ? 2 * pair : pair;
+  const int b = pb.rotary_interleaved ? 2 * pair + 1 : pair + half;
+  const auto cos = static_cast<float>(c.cos.get(c.cos.offset({position, pair})));
+  const auto sin = static_cast<float>(c.sin.get(c.sin.offset({position, pair})));
+  const auto x_a = static_cast<float>(t.get(row_offset + a));
+  const auto x_b = static_cast<float>(t.get(row_offset + b));
+  volatile float p1 = first ? x_a * cos : x_a * sin;
+  volatile float p2 = first ? x_b * sin : x_b * cos;
+  const float value = first ? p1 - p2 : p1 + p2;
+  return round_to(pb.dtype, value);
+}
+
+/// Every cache byte but the appended rows as before the call; appended v rows equal v_new and k rows equal
+/// k_new or its rotation as the kernel defines it, bitwise.
+void expect_cache_after_append(const DecodeCall& c, const std::string& what) {
+  const DecodeProblem& pb = c.pb;
+  std::vector<bool> appended_k(c.k_cache.size_bytes(), false), appended_v(c.v_cache.size_bytes(), false);
+  const std::size_t element = element_size(pb.dtype);
+  for (int b = 0; b < pb.batch() && pb.append; ++b) {
+    for (int t = 0; t < pb.seqlen_q; ++t) {
+      const std::int64_t row = pb.lengths[b] + t;
+      for (int h = 0; h < pb.heads_kv; ++h) {
+        const std::int64_t k_dst = c.cache_offset(c.k_cache, b, row) + h * c.k_cache.stride(2);
+        const std::int64_t v_dst = c.cache_offset(c.v_cache, b, row) + h * c.v_cache.stride(2);
+        const std::int64_t k_src = c.k_new.offset({b, t, h, 0});
+        const std::int64_t v_src = c.v_new.offset({b, t, h, 0});
+        for (int d = 0; d < pb.head_dim; ++d) {
+          for (std::size_t byte = 0; byte < element; ++byte) {
+            appended_k[(k_dst + d) * element + byte] = true;
+            appended_v[(v_dst + d) * element + byte] = true;
+          }
+          ASSERT_EQ(c.v_cache.get(v_dst + d), c.v_new.get(v_src + d)) << what << ": v row " << row;
+          const double expected =
+              pb.rotary_dim ? kernel_rotation(c, c.k_new, k_src, d, row) : c.k_new.get(k_src + d);
+          ASSERT_EQ(c.k_cache.get(k_dst + d), expected) << what << ": k row " << row << " dim " << d;
+        }
+      }
+    }
+  }
+  for (std::size_t i = 0; i < c.k_before.size(); ++i) {
+    if (!appended_k[i]) ASSERT_EQ(c.k_cache.bytes()[i], c.k_before[i]) << what << ": k cache byte " << i;
+  }
+  for (std::size_t i = 0; i < c.v_before.size(); ++i) {
+    if (!appended_v[i]) ASSERT_EQ(c.v_cache.bytes()[i], c.v_before[i]) << what << ": v cache byte " << i;
+  }
+}
+
+/// The oracle's problem: each sequence's queries (rotated as the kernel rotates them) and its keys read
+/// from the cache after the call, as a varlen batch in the canonical layout.
+reference::Problem gathered_problem(const DecodeCall& c) {
+  const DecodeProblem& pb = c.pb;
+  reference::Problem p;
+  p.heads = pb.heads;
+  p.heads_kv = pb.heads_kv;
+  p.head_dim = p.head_dim_v = pb.head_dim;
+  p.causal = pb.causal;
+  p.window_left = pb.window_left;
+  p.window_right = pb.window_right;
+  p.softcap = pb.softcap;
+  for (int b = 0; b < pb.batch(); ++b) {
+    p.seqlens_q.push_back(pb.seqlen_q);
+    p.seqlens_k.push_back(pb.keys(b));
+    for (int t = 0; t < pb.seqlen_q; ++t) {
+      const std::int64_t position = pb.lengths[b] + (pb.windowed() ? t : 0);
+      for (int h = 0; h < pb.heads; ++h) {
+        const std::int64_t src = c.q.offset({b, t, h, 0});
+        for (int d = 0; d < pb.head_dim; ++d)
+          p.q.push_back(pb.rotary_dim ? kernel_rotation(c, c.q, src, d, position) : c.q.get(src + d));
+      }
+    }
+    for (int row = 0; row < pb.keys(b); ++row) {
+      for (int h = 0; h < pb.heads_kv; ++h) {
+        const std::int64_t k_src = c.cache_offset(c.k_cache, b, row) + h * c.k_cache.stride(2);
+        const std::int64_t v_src = c.cache_offset(c.v_cache, b, row) + h * c.v_cache.stride(2);
+        for (int d = 0; d < pb.head_dim; ++d) {
+          p.k.push_back(c.k_cache.get(k_src + d));
+          p.v.push_back(c.v_cache.get(v_src + d));
+        }
+      }
+    }
+    for (int h = 0; h < pb.heads && pb.alibi; ++h)
+      p.alibi_slopes.push_back(c.slopes.get(c.slopes.offset({b, h})));
+  }
+  return p;
+}
+
+/// out and lse of the call (already run) pass the calibrated rule against the oracle.
+void expect_matches_oracle(const DecodeCall& c, const std::string& what) {
+  const DecodeProblem& pb = c.pb;
+  const reference::Problem p = gathered_problem(c);
+  const reference::ForwardResult ref = reference::forward(p);
+  const reference::ForwardResult base = reference::base_forward(p, precision_of(pb.dtype));
+  std::vector<double> out, lse;
+  for (int b = 0; b < pb.batch(); ++b) {
+    for (int t = 0; t < pb.seqlen_q; ++t) {
+      for (int h = 0; h < pb.heads; ++h) {
+        for (int d = 0; d < pb.head_dim; ++d) out.push_back(c.out.get(c.out.offset({b, t, h, d})));
+        lse.push_back(c.lse.get(c.lse.offset({b, h, t})));
+      }
+    }
+  }
+  for (const Comparison& cmp :
+       {compare("out", out, ref.out, base.out, ref.out_magnitude, kBaseErrorFactor),
+        compare("lse", lse, ref.lse, base.lse, ref.lse_magnitude, kBaseErrorFactor)}) {
+    EXPECT_TRUE(cmp.passed) << what << ": " << cmp.tensor << " max_err " << cmp.max_err
+                            << " <= " << cmp.max_bound << ", mean_err " << cmp.mean_err
+                            << " <= " << cmp.mean_bound << ", " << cmp.kind_mismatches
+                            << " NaN/inf/-inf mismatches";
+  }
+  EXPECT_TRUE(c.out.padding_intact()) << what << ": out written outside its view";
+}
+
+/// Runs the call and checks the cache, out and lse; returns what ran.
+RunInfo run_and_check(DecodeCall& c) {
+  const std::string what = describe(c.pb);
+  RunInfo info;
+  const Status status = run(c, &info);
+  EXPECT_TRUE(status.ok()) << what << ": " << status.message();
+  if (!status.ok()) return info;
+  EXPECT_EQ(info.backend, Backend::cuda) << what;
+  EXPECT_EQ(info.kernel,
+            "kvcache_sm80_" + std::string(to_string(c.pb.dtype)) + "_hd" + std::to_string(c.pb.head_dim));
+  if (c.pb.num_splits > 0) EXPECT_EQ(info.num_splits, c.pb.num_splits) << what;
+  expect_cache_after_append(c, what);
+  expect_matches_oracle(c, what);
+  return info;
+}
+
+/// The (dtype, head dim) pairs with a built decode kernel, asked through is_supported().
+std::vector<std::pair<DType, int>> built_kernels() {
+  void* const fake = reinterpret_cast<void*>(std::uintptr_t{1} << 12);  // 16-byte aligned, never read
+  std::vector<std::pair<DType, int>> built;
+  for (DType dtype : {DType::fp16, DType::bf16}) {
+    for (int head_dim : {64, 96, 128, 192, 256}) {
+      KVCacheArgs args;
+      args.q = TensorView::contiguous(fake, dtype, {1, 1, 1, head_dim});
+      args.k = TensorView::contiguous(fake, dtype, {1, 16, 1, head_dim});
+      args.v = TensorView::contiguous(fake, dtype, {1, 16, 1, head_dim});
+      args.out = TensorView::contiguous(fake, dtype, {1, 1, 1, head_dim});
+      args.cache_seqlens = TensorView::contiguous(fake, DType::i32, {1});
+      args.device = kGpu;
+      if (is_supported(args).ok()) built.emplace_back(dtype, head_dim);
+    }
+  }
+  return built;
+}
+
+/// A problem of each built (dtype, head dim), `base` otherwise.
+std::vector<DecodeProblem> for_each_kernel(const DecodeProblem& base) {
+  std::vector<DecodeProblem> problems;
+  for (const auto& [dtype, head_dim] : built_kernels()) {
+    DecodeProblem pb = base;
+    pb.dtype = dtype;
+    pb.head_dim = head_dim;
+    problems.push_back(pb);
+  }
+  return problems;
+}
+
+unsigned next_seed() {
+  static unsigned seed = 91'000;
+  return ++seed;
+}
+
+TEST(KVCacheCuda, KernelsAreBuiltAndSelected) {
+  SKIP_WITHOUT_GPU();
+  ASSERT_FALSE(built_kernels().empty()) << "no CUDA decode kernel is built";
+}
+
+// Page sizes 1, 16, 256 and dense; lengths 0, 1, page boundary -1 / +1 and full; with and without append,
+// causal or not, Sq = 1 and 4.
+TEST(KVCacheCuda, PageSizesAndEdgeLengthsMatchOracle) {
+  SKIP_WITHOUT_GPU();
+  for (int page_size : {0, 1, 16, 256}) {
+    for (bool append : {true, false}) {
+      for (int seqlen_q : {1, 4}) {
+        DecodeProblem base;
+        base.page_size = page_size;
+        base.capacity = page_size == 256 ? 768 : 160;
+        base.append = append;
+        base.seqlen_q = seqlen_q;
+        base.causal = seqlen_q > 1;
+        const int edge = page_size > 1 ? page_size : 64;  // a key tile is 64 keys
+        base.lengths = {0, 1, edge - 1, edge + 1, base.capacity - seqlen_q};
+        for (DecodeProblem pb : for_each_kernel(base)) {
+          DecodeCall c = make_call(pb, next_seed());
+          run_and_check(c);
+        }
+      }
+    }
+  }
+}
+
+// GQA 32 / 8 and MQA 32 / 1 (32 packed rows: two row blocks), decode and 4 causal new tokens, mixed
+// lengths in one batch.
+TEST(KVCacheCuda, GqaAndMqaMatchOracle) {
+  SKIP_WITHOUT_GPU();
+  for (int heads_kv : {8, 1}) {
+    for (int seqlen_q : {1, 4}) {
+      DecodeProblem base;
+      base.heads = 32;
+      base.heads_kv = heads_kv;
+      base.seqlen_q = seqlen_q;
+      base.causal = seqlen_q > 1;
+      base.page_size = 16;
+      base.capacity = 1040;
+      base.lengths = {1000, 3, 0, 517};
+      for (DecodeProblem pb : for_each_kernel(base)) {
+        DecodeCall c = make_call(pb, next_seed());
+        run_and_check(c);
+      }
+    }
+  }
+}
+
+// Sliding window with softcap, ALiBi, a mapped dense cache (cache_batch_idx), non-causal Sq = 4.
+TEST(KVCacheCuda, MaskOptionsMatchOracle) {
+  SKIP_WITHOUT_GPU();
+  std::vector<DecodeProblem> bases;
+  DecodeProblem window;
+  window.page_size = 16;
+  window.capacity = 320;
+  window.seqlen_q = 4;
+  window.lengths = {300, 7, 129};
+  window.window_left = 40;
+  window.window_right = 0;
+  window.softcap = 5.0f;
+  bases.push_back(window);
+  DecodeProblem alibi = window;
+  alibi.window_left = -1;
+  alibi.causal = true;
+  alibi.softcap = 0.0f;
+  alibi.alibi = true;
+  bases.push_back(alibi);
+  DecodeProblem mapped;
+  mapped.capacity = 200;
+  mapped.seqlen_q = 4;
+  mapped.lengths = {150, 3, 61};
+  mapped.reversed_batch_idx = true;
+  bases.push_back(mapped);
+  for (const DecodeProblem& base : bases) {
+    for (DecodeProblem pb : for_each_kernel(base)) {
+      DecodeCall c = make_call(pb, next_seed());
+      run_and_check(c);
+    }
+  }
+}
+
+// Rotary embedding, both layouts, full and partial rotary dims, queries at L (non-causal) or L + i.
+TEST(KVCacheCuda, RotaryEmbeddingMatchesOracle) {
+  SKIP_WITHOUT_GPU();
+  for (bool interleaved : {false, true}) {
+    for (bool partial : {false, true}) {
+      for (bool causal : {false, true}) {
+        DecodeProblem base;
+        base.page_size = 16;
+        base.capacity = 96;
+        base.seqlen_q = 3;
+        base.lengths = {0, 17, 80};
+        base.rotary_interleaved = interleaved;
+        base.causal = causal;
+        for (DecodeProblem pb : for_each_kernel(base)) {
+          pb.rotary_dim = partial ? pb.head_dim / 2 : pb.head_dim;
+          DecodeCall c = make_call(pb, next_seed());
+          run_and_check(c);
+        }
+      }
+    }
+  }
+}
+
+// Every split count passes the oracle rule (the same answer within rounding), empty splits included
+// (32 splits of a 65-key sequence), and the automatic choice records a count >= 1.
+TEST(KVCacheCuda, SplitCountsAgreeWithinRounding) {
+  SKIP_WITHOUT_GPU();
+  for (int splits : {1, 2, 3, 16, 32, 0}) {
+    DecodeProblem base;
+    base.heads = 32;
+    base.heads_kv = 8;
+    base.page_size = 16;
+    base.capacity = 2048;
+    base.lengths = {2000, 65, 0, 1};
+    base.num_splits = splits;
+    for (DecodeProblem pb : for_each_kernel(base)) {
+      DecodeCall c = make_call(pb, next_seed());
+      const RunInfo info = run_and_check(c);
+      EXPECT_GE(info.num_splits, 1);
+    }
+  }
+}
+
+/// Copies sequence `from_b` of `from` (queries, new tokens, cached rows) into sequence `to_b` of `to`.
+void copy_sequence(const DecodeCall& from, int from_b, DecodeCall& to, int to_b) {
+  const DecodeProblem& pb = from.pb;
+  for (int t = 0; t < pb.seqlen_q; ++t) {
+    for (int d = 0; d < pb.head_dim; ++d) {
+      for (int h = 0; h < pb.heads; ++h)
+        to.q.set(to.q.offset({to_b, t, h, d}), from.q.get(from.q.offset({from_b, t, h, d})));
+      for (int h = 0; h < pb.heads_kv; ++h) {
+        to.k_new.set(to.k_new.offset({to_b, t, h, d}), from.k_new.get(from.k_new.offset({from_b, t, h, d})));
+        to.v_new.set(to.v_new.offset({to_b, t, h, d}), from.v_new.get(from.v_new.offset({from_b, t, h, d})));
+      }
+    }
+  }
+  for (int row = 0; row < pb.lengths[from_b]; ++row) {
+    for (int h = 0; h < pb.heads_kv; ++h) {
+      for (int d = 0; d < pb.head_dim; ++d) {
+        const std::int64_t src =
+            from.cache_offset(from.k_cache, from_b, row) + h * from.k_cache.stride(2) + d;
+        const std::int64_t dst = to.cache_offset(to.k_cache, to_b, row) + h * to.k_cache.stride(2) + d;
+        to.k_cache.set(dst, from.k_cache.get(src));
+        to.v_cache.set(dst, from.v_cache.get(src));
+      }
+    }
+  }
+}
+
+void expect_sequence_bitwise_equal(const DecodeCall& a, int a_b, const DecodeCall& b, int b_b,
+                                   const std::string& what) {
+  const DecodeProblem& pb = a.pb;
+  for (int t = 0; t < pb.seqlen_q; ++t) {
+    for (int h = 0; h < pb.heads; ++h) {
+      for (int d = 0; d < pb.head_dim; ++d) {
+        ASSERT_EQ(a.out.get(a.out.offset({a_b, t, h, d})), b.out.get(b.out.offset({b_b, t, h, d})))
+            << what << ": out " << t << "," << h << "," << d;
+      }
+      ASSERT_EQ(a.lse.get(a.lse.offset({a_b, h, t})), b.lse.get(b.lse.offset({b_b, h, t})))
+          << what << ": lse";
+    }
+  }
+}
+
+// The middle sequence's output is bitwise the same whatever its neighbours' lengths (automatic splits, same
+// batch size and capacity), and alone in a batch of one with the same explicit split count.
+TEST(KVCacheCuda, ASequenceResultDoesNotDependOnItsBatchNeighbours) {
+  SKIP_WITHOUT_GPU();
+  DecodeProblem trio;
+  trio.heads = 32;
+  trio.heads_kv = 8;
+  trio.seqlen_q = 2;
+  trio.causal = true;
+  trio.page_size = 16;
+  trio.capacity = 4096;
+  trio.lengths = {4000, 777, 5};
+  for (DecodeProblem pb : for_each_kernel(trio)) {
+    DecodeCall first = make_call(pb, next_seed());
+    DecodeProblem other = pb;
+    other.lengths = {1, 777, 4090};
+    DecodeCall second = make_call(other, next_seed());
+    copy_sequence(first, 1, second, 1);
+    ASSERT_TRUE(run(first).ok());
+    ASSERT_TRUE(run(second).ok());
+    expect_sequence_bitwise_equal(first, 1, second, 1, describe(pb) + " vs neighbours " + describe(other));
+
+    DecodeProblem fixed = pb;
+    fixed.num_splits = 7;
+    DecodeCall three = make_call(fixed, next_seed());
+    DecodeProblem alone = fixed;
+    alone.lengths = {777};
+    DecodeCall one = make_call(alone, next_seed());
+    copy_sequence(three, 1, one, 0);
+    ASSERT_TRUE(run(three).ok());
+    ASSERT_TRUE(run(one).ok());
+    expect_sequence_bitwise_equal(three, 1, one, 0, describe(fixed) + " vs alone");
+  }
+}
+
+// Reruns on the same inputs (the append rewrites the same rows with the same values) are bitwise
+// identical, automatic splits and ALiBi included.
+TEST(KVCacheCuda, RerunsAreBitwiseIdentical) {
+  SKIP_WITHOUT_GPU();
+  DecodeProblem base;
+  base.heads = 16;
+  base.heads_kv = 4;
+  base.seqlen_q = 3;
+  base.causal = true;
+  base.alibi = true;
+  base.page_size = 1;
+  base.capacity = 1500;
+  base.lengths = {1400, 0, 64};
+  for (DecodeProblem pb : for_each_kernel(base)) {
+    DecodeCall c = make_call(pb, next_seed());
+    DeviceTensors device(kGpu);
+    const KVCacheArgs args = bind(c, device);
+    std::vector<std::byte> first;
+    for (int rerun = 0; rerun < 10; ++rerun) {
+      c.out.poison();
+      c.lse.poison();
+      device.upload_outputs();
+      ASSERT_TRUE(forward_kvcache(args).ok());
+      device.download_outputs();
+      std::vector<std::byte> bytes(c.out.bytes(), c.out.bytes() + c.out.size_bytes());
+      bytes.insert(bytes.end(), c.lse.bytes(), c.lse.bytes() + c.lse.size_bytes());
+      if (rerun == 0) {
+        first = bytes;
+      } else {
+        ASSERT_TRUE(bytes == first) << describe(pb) << ": rerun " << rerun << " differs";
+      }
+    }
+  }
+}
+
+// A caller's workspace of kvcache_workspace_size() bytes gives the result of the allocating call bitwise;
+// one byte less is refused before anything runs.
+TEST(KVCacheCuda, CallerWorkspace) {
+  SKIP_WITHOUT_GPU();
+  DecodeProblem base;
+  base.heads = 32;
+  base.heads_kv = 8;
+  base.page_size = 16;
+  base.capacity = 4096;
+  base.lengths = {4000};
+  base.rotary_dim = 64;
+  base.num_splits = 8;
+  for (DecodeProblem pb : for_each_kernel(base)) {
+    DecodeCall allocating = make_call(pb, 777);
+    ASSERT_TRUE(run(allocating).ok());
+    DecodeCall given = make_call(pb, 777);
+    DeviceTensors device(kGpu);
+    KVCacheArgs args = bind(given, device);
+    const std::size_t bytes = kvcache_workspace_size(args);
+    ASSERT_GT(bytes, 0u) << "8 splits and rotary embedding need a workspace";
+    void* workspace = nullptr;
+    ASSERT_TRUE(device_memory::allocate(kGpu, bytes, &workspace).ok());
+    args.workspace = workspace;
+    args.workspace_bytes = bytes - 1;
+    const Status refused = forward_kvcache(args);
+    EXPECT_EQ(refused.code(), StatusCode::invalid_argument) << refused.message();
+    EXPECT_EQ(refused.message().rfind("workspace:", 0), 0u) << refused.message();
+    args.workspace_bytes = bytes;
+    EXPECT_TRUE(forward_kvcache(args).ok());
+    device.download_outputs();
+    device_memory::release(kGpu, workspace);
+    expect_sequence_bitwise_equal(allocating, 0, given, 0, describe(pb) + " with a caller workspace");
+  }
+}
+
+}  // namespace
+}  // namespace flashattn::testing
