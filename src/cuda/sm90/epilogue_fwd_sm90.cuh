@@ -1,9 +1,9 @@
 // flashattn — the epilogue of the Hopper forward kernel: each consumer warpgroup rounds its 64 rows of O
-// (fp32 registers, already normalised) to the element type, stages them in shared memory (its rows of
-// O's buffer, or of Q's buffer, which only its own wgmma read, where O gets none) with stmatrix, and writes
-// whole rows to global memory in 16-byte vectors, leaving rows past the sequence's end alone (in a varlen
-// batch they belong to the next sequence). lse is written by the lane holding each row's first column. Dense
-// tiles can later leave through a TMA store instead; varlen tails keep the vector stores.
+// (fp32 registers, already normalised) to the element type and stages them with stmatrix in its own
+// contiguous block of O's buffer (or of Q's buffer, where O gets none); one thread of the warpgroup then
+// hands the block to a TMA store and the warpgroup moves on. In a varlen batch a warpgroup whose rows run
+// past the sequence's end writes whole rows in 16-byte vectors instead, leaving the rows past the end
+// alone (they belong to the next sequence). lse is written by the lane holding each row's first column.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -20,19 +20,30 @@ struct FwdEpilogueSm90 {
   using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
   static constexpr int kBlockM = Layouts::kBlockM;
 
+  /// The thread of a consumer warpgroup that issues and waits for its TMA stores.
+  __device__ static bool is_store_issuer(int consumer_thread) { return consumer_thread % 128 == 0; }
+
+  /// Blocks until the calling store issuer's TMA stores have read their shared memory (before the buffer is
+  /// written again or handed back, and before the kernel exits).
+  __device__ static void wait_stores_read(int consumer_thread) {
+    if (is_store_issuer(consumer_thread)) cute::tma_store_wait<0>();
+  }
+
   /// tOrO: (MMA, MMA_M, MMA_N) fp32 of TiledMmaPV of the calling consumer thread, of warpgroup
-  /// `warp_group`; lse: natural-log lse of the thread's rows in the order of gmma_acc_rowcol; gO:
-  /// (BLOCK_M, HEAD_DIM) of the block; lse_out: the block's first lse entry, or null.
-  template <class AccO, class GO, int kRows>
-  __device__ static void store(typename Layouts::SharedStorage& smem, const AccO& tOrO,
-                               const float (&lse)[kRows], GO& gO, float* lse_out, int q_rows,
+  /// `warp_group`; lse: natural-log lse of the thread's rows in the order of gmma_acc_rowcol; work: the
+  /// tile (Mainloop::Work); gO: (BLOCK_M, HEAD_DIM) of the tile in global memory; lse_out: the tile's
+  /// first lse entry, or null.
+  template <class Params, class Work, class AccO, class GO, int kRows>
+  __device__ static void store(const Params& params, typename Layouts::SharedStorage& smem, const AccO& tOrO,
+                               const float (&lse)[kRows], const Work& work, GO& gO, float* lse_out,
                                int warp_group) {
     using namespace cute;
     const int thread = thread_index_in_loop() - 128;  // among the consumer threads
     Tensor sO = make_tensor(make_smem_ptr(smem.o()), typename Layouts::SmemLayoutO{});  // (BLOCK_M, HEAD_DIM)
     typename Layouts::TiledMmaPV mma;
-    // The warpgroup's threads may still be reading the previous tile's rows (a tile without keys has no
-    // barrier between two epilogues).
+    // The warpgroup's rows of the buffer are free once its previous TMA store read them and its threads
+    // finished their reads of the previous tile (a tile without keys has no barrier between two epilogues).
+    wait_stores_read(thread);
     named_barrier_sync(128, FwdBarrier::kWarpGroup, warp_group);
 
     // Registers -> shared memory: stmatrix writes 8x8 blocks of 16-bit values, a row per lane.
@@ -44,11 +55,34 @@ struct FwdEpilogueSm90 {
     if (lse_out != nullptr) {
       Tensor tOcO = mma.get_thread_slice(thread).partition_C(
           make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
-      store_lse_rows(make_tensor(tOcO.data(), gmma_acc_rowcol_layout(tOcO.layout())), lse, lse_out, q_rows);
+      store_lse_rows(make_tensor(tOcO.data(), gmma_acc_rowcol_layout(tOcO.layout())), lse, lse_out,
+                     work.q_rows);
+    }
+
+    // A dense tensor's extent clips the rows past the sequence's end; in a varlen batch only a warpgroup
+    // whose rows all lie inside the sequence may store whole boxes.
+    const bool whole_box = !params.base.problem.is_varlen() || work.q_rows >= 64 * (warp_group + 1);
+    if (whole_box) {
+      cutlass::arch::fence_view_async_shared();  // the stmatrix writes, seen by the TMA unit (async proxy)
+      named_barrier_sync(128, FwdBarrier::kWarpGroup, warp_group);
+      if (is_store_issuer(thread)) {
+        Tensor sO_wg = make_tensor(make_smem_ptr(smem.o() + 64 * kHeadDim * warp_group),
+                                   typename Layouts::SmemLayoutOWarpGroup{});  // (64, HEAD_DIM)
+        Tensor mO =
+            domain_offset(make_coord(static_cast<int>(work.q_row_offset), _0{}),
+                          params.tma_o.get_tma_tensor(params.shape_q)(_, _, work.head, work.tma_batch));
+        Tensor gO_wg = local_tile(mO, Shape<_64, Int<kHeadDim>>{},
+                                  make_coord(work.row0 / 64 + warp_group, _0{}));  // (64, HEAD_DIM)
+        auto [tOgO, tOsO] = tma_partition(params.tma_o, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sO_wg),
+                                          group_modes<0, 2>(gO_wg));
+        copy(params.tma_o, tOsO, tOgO);
+        tma_store_arrive();
+      }
+      return;
     }
     named_barrier_sync(128, FwdBarrier::kWarpGroup, warp_group);  // the warpgroup's O rows are in smem
 
-    // Shared -> global: the warpgroup's 64 rows, 16 bytes per thread and copy.
+    // Shared -> global: the warpgroup's rows inside the sequence, 16 bytes per thread and copy.
     Tensor sO_wg =
         local_tile(sO, Shape<_64, Int<kHeadDim>>{}, make_coord(warp_group, _0{}));  // (64, HEAD_DIM)
     Tensor gO_wg = local_tile(gO, Shape<_64, Int<kHeadDim>>{}, make_coord(warp_group, _0{}));
@@ -59,7 +93,7 @@ struct FwdEpilogueSm90 {
     Tensor tOsO = gmem_thr.partition_S(sO_wg);  // (CPY, CPY_M, CPY_K)
     Tensor tOgO = gmem_thr.partition_D(gO_wg);
     Tensor tOcO = gmem_thr.partition_D(cO_wg);
-    store_rows_predicated(gmem_copy, tOsO, tOgO, tOcO, q_rows);
+    store_rows_predicated(gmem_copy, tOsO, tOgO, tOcO, work.q_rows);
   }
 };
 

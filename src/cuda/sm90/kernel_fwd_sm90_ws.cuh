@@ -136,10 +136,14 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
                             Shape<Int<kBlockM>, Int<kHeadDim>>{},
                             make_stride(p.out_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM)
     float* lse_out = p.lse != nullptr ? p.lse + info.lse_offset(p, work.row0) : nullptr;
-    Epilogue::store(smem, tOrO, lse, gO, lse_out, work.q_rows, warp_group - 1);
-    if constexpr (!Layouts::kOwnOBuffer) smem.barriers.q_free.arrive();
+    Epilogue::store(params, smem, tOrO, lse, work, gO, lse_out, warp_group - 1);
+    if constexpr (!Layouts::kOwnOBuffer) {
+      Epilogue::wait_stores_read(thread);  // O sits in Q's buffer until its TMA store has read it
+      smem.barriers.q_free.arrive();
+    }
     ++tiles_done;
   }
+  Epilogue::wait_stores_read(thread);  // shared memory must outlive the last TMA store's reads
 #endif
 }
 

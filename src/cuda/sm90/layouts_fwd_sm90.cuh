@@ -64,7 +64,13 @@ struct FwdLayoutsSm90 {
   using SmemLayoutVt = decltype(cute::tile_to_shape(
       SmemAtomVt{}, cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>,
                                 cute::Int<kStagesV>>{}));  // (HEAD_DIM, BLOCK_N, PIPE)
-  using SmemLayoutO = SmemLayoutQ;                         // (BLOCK_M, HEAD_DIM), the epilogue's staging of O
+  // The epilogue's staging of O: each consumer warpgroup's 64 rows are one contiguous (64, HEAD_DIM) block
+  // (64-column slabs, as Q), the box its TMA store reads.
+  using SmemLayoutOWarpGroup =
+      decltype(cute::tile_to_shape(SmemAtomQK{}, cute::Shape<cute::_64, cute::Int<kHeadDim>>{}));
+  using SmemLayoutO = decltype(cute::tile_to_shape(
+      SmemLayoutOWarpGroup{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
 
   // ---- TMA: global tensors as (rows, head dim, heads, batch); V as (head dim, rows, heads, batch). Varlen
   // inputs are one batch of total rows, each sequence a row offset. Rows past the extent read as zero.
@@ -84,6 +90,11 @@ struct FwdLayoutsSm90 {
       cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{},
                         GmemStrideVt{}),
       cute::take<0, 2>(SmemLayoutVt{})));
+  // O leaves by TMA store, a warpgroup's 64 rows at a time; rows past the tensor's extent are not written.
+  using TmaO = decltype(cute::make_tma_copy(
+      cute::SM90_TMA_STORE{},
+      cute::make_tensor(cute::make_gmem_ptr(static_cast<Element*>(nullptr)), GmemShape{}, GmemStride{}),
+      SmemLayoutOWarpGroup{}));
   // A TMA box always delivers its full byte count (out-of-bounds rows arrive as zeros).
   static constexpr std::uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
   static constexpr std::uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
@@ -135,6 +146,7 @@ struct FwdLayoutsSm90 {
   using SharedStorage = std::conditional_t<kOwnOBuffer, StorageOwnO, StorageSharedO>;
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");
+  static_assert(cute::cosize_v<SmemLayoutO> == cute::cosize_v<SmemLayoutQ>, "O may be staged in Q's buffer");
 };
 
 }  // namespace flashattn::cuda::sm90

@@ -1,5 +1,6 @@
 // flashattn — the Hopper forward's device parameters: the portable kernel constants plus the TMA tensor
-// maps of Q, K and V, encoded once on the host and passed by value as a __grid_constant__ struct.
+// maps of Q, K, V (loads) and O (store), encoded once on the host and passed by value as a __grid_constant__
+// struct.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,8 @@ struct FwdParamsSm90 {
   typename Layouts::TmaQ tma_q;
   typename Layouts::TmaK tma_k;
   typename Layouts::TmaV tma_v;
-  typename Layouts::GmemShape shape_q;   ///< (rows, head dim, heads, batch) of q.
+  typename Layouts::TmaO tma_o;
+  typename Layouts::GmemShape shape_q;   ///< (rows, head dim, heads, batch) of q (and of out).
   typename Layouts::GmemShape shape_k;   ///< (rows, head dim, heads_kv, batch) of k.
   typename Layouts::GmemShape shape_vt;  ///< (head dim, rows, heads_kv, batch) of v.
   PersistentTileScheduler::Order order;  ///< The tiles and the order the CTAs walk them in.
@@ -69,11 +71,15 @@ FwdParamsSm90<Element, kHeadDim> make_fwd_params_sm90(const ForwardParams& param
   auto shape_vt = make_shape(get<1>(shape_k), get<0>(shape_k), get<2>(shape_k), get<3>(shape_k));
   auto vt_tensor = make_tensor(make_gmem_ptr(static_cast<const Element*>(v_data)), shape_vt,
                                make_stride(_1{}, v_strides.row, v_strides.head, batch_stride(v_strides)));
+  auto out_tensor = make_tensor(
+      make_gmem_ptr(static_cast<Element*>(params.out)), shape_q,
+      make_stride(params.out_strides.row, _1{}, params.out_strides.head, batch_stride(params.out_strides)));
   const FwdKernelParams base = make_fwd_kernel_params(params, Layouts::kBlockM);
   return {base,
           make_tma_copy(SM90_TMA_LOAD{}, q_tensor, typename Layouts::SmemLayoutQ{}),
           make_tma_copy(SM90_TMA_LOAD{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{})),
           make_tma_copy(SM90_TMA_LOAD{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{})),
+          make_tma_copy(SM90_TMA_STORE{}, out_tensor, typename Layouts::SmemLayoutOWarpGroup{}),
           shape_q,
           shape_k,
           shape_vt,
