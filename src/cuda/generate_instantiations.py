@@ -18,11 +18,13 @@ from dataclasses import dataclass
 DTYPES = {"fp16": "cutlass::half_t", "bf16": "cutlass::bfloat16_t"}
 HEAD_DIMS = (64, 96, 128, 192, 256)
 SM90_HEAD_DIMS = (64, 96, 128, 192, 256)  # src/cuda/sm90/tile_fwd_sm90.hpp has a tile for these
+SM90_BWD_HEAD_DIMS = (64, 128)  # src/cuda/sm90/tile_bwd_sm90.hpp has a tile for these
 # Kernel family per (op, arch): the launcher header and the launcher template each TU instantiates.
 FAMILIES = {
     ("fwd", 80): ("cuda/sm80/launch_fwd_sm80.cuh", "sm80::launch_fwd_sm80"),
     ("fwd", 90): ("cuda/sm90/launch_fwd_sm90.cuh", "sm90::launch_fwd_sm90"),
     ("bwd", 80): ("cuda/sm80/launch_bwd_sm80.cuh", "sm80::launch_bwd_sm80"),
+    ("bwd", 90): ("cuda/sm90/launch_bwd_sm90.cuh", "sm90::launch_bwd_sm90"),
     ("kvcache", 80): ("cuda/decode/launch_kvcache_sm80.cuh", "decode::launch_kvcache_sm80"),
 }
 
@@ -48,6 +50,7 @@ MANIFEST = (
     [Kernel("fwd", 80, dtype, hd) for dtype, hd in itertools.product(DTYPES, HEAD_DIMS)]
     + [Kernel("fwd", 90, dtype, hd) for dtype, hd in itertools.product(DTYPES, SM90_HEAD_DIMS)]
     + [Kernel("bwd", 80, dtype, hd) for dtype, hd in itertools.product(DTYPES, HEAD_DIMS)]
+    + [Kernel("bwd", 90, dtype, hd) for dtype, hd in itertools.product(DTYPES, SM90_BWD_HEAD_DIMS)]
     + [Kernel("kvcache", 80, dtype, hd) for dtype, hd in itertools.product(DTYPES, HEAD_DIMS)]
 )
 

@@ -1,0 +1,99 @@
+// flashattn — the Hopper backward kernel, warp-specialised: warpgroup 0 produces (one thread issues every
+// TMA load; the warpgroup gives most of its registers away with setmaxnreg), warpgroups 1 and 2 consume
+// (wgmma, the softmax recompute, dQ atomics and the epilogue; 240 registers each). One CTA owns BLOCK_N
+// keys of one (batch, kv head): it loads K and V once, walks every query block of every query head of the
+// kv head's group that sees those keys, and writes dK and dV once — summed over the group in registers,
+// with no atomics and no separate reduction. Query blocks that see none of the keys are never loaded.
+// Deterministic runs make a CTA wait for the CTAs of lower key blocks of its (batch, kv head): they come
+// first in the grid, so they are resident or done before it runs and the wait always ends.
+//
+// The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
+// arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
+#pragma once
+
+#include <cstdint>
+
+#include <cutlass/arch/reg_reconfig.h>
+#include <cute/tensor.hpp>
+#include <cutlass/pipeline/sm90_pipeline.hpp>
+
+#include "cuda/sm90/epilogue_bwd_sm90.cuh"
+#include "cuda/sm90/layouts_bwd_sm90.cuh"
+#include "cuda/sm90/mainloop_bwd_sm90_tma_wgmma.cuh"
+#include "cuda/sm90/params_bwd_sm90.cuh"
+
+namespace flashattn::cuda::sm90 {
+
+/// Registers per thread after setmaxnreg: the producer needs a handful for addresses and loop state; the
+/// two consumer warpgroups hold dK, dV, Sᵀ, dPᵀ and dQ: 24 * 128 + 240 * 256 = 64512 <= 65536.
+inline constexpr int kBwdProducerRegisters = 24;
+inline constexpr int kBwdConsumerRegisters = 240;
+
+/// Grid: one CTA per (key block, kv head, batch), flattened into x (y and z would cap B and H at 65535),
+/// key blocks fastest.
+template <class Element, int kHeadDim>
+__global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1)
+    bwd_sm90_kernel(const __grid_constant__ BwdParamsSm90<Element, kHeadDim> params) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Layouts = BwdLayoutsSm90<Element, kHeadDim>;
+  using Mainloop = BwdMainloopSm90<Element, kHeadDim>;
+  using Epilogue = BwdEpilogueSm90<Element, kHeadDim>;
+  using Pipeline = typename Layouts::PipelineQdO;
+  constexpr int kBlockN = Layouts::kBlockN;
+  static_assert(Layouts::kConsumerWarpGroups == 2,
+                "the register split is laid out for two consumer warpgroups");
+  static_assert(kBwdProducerRegisters * 128 + kBwdConsumerRegisters * Layouts::kConsumerThreads <= 65536,
+                "setmaxnreg cannot hand out more registers than the SM has");
+  static_assert(kBwdProducerRegisters % 8 == 0 && kBwdConsumerRegisters % 8 == 0,
+                "setmaxnreg counts are multiples of 8 in [24, 256]");
+  using namespace cute;
+
+  extern __shared__ __align__(1024) char smem_buffer[];
+  auto& smem = *reinterpret_cast<typename Layouts::SharedStorage*>(smem_buffer);
+  const BackwardParams& p = params.base.problem;
+
+  typename Mainloop::Work work;
+  if (!Mainloop::make_work(params, static_cast<int>(blockIdx.x), work)) return;  // uniform over the CTA
+
+  const int warp_group = cutlass::canonical_warp_group_idx();
+  typename Pipeline::Params pipeline_params;
+  pipeline_params.transaction_bytes = 2 * Layouts::kTmaBytesQ;  // Q and dO of a step
+  pipeline_params.role =
+      warp_group == 0 ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
+  pipeline_params.is_leader = threadIdx.x == 0;
+  pipeline_params.num_consumers = Layouts::kConsumerThreads;
+  if (threadIdx.x == 0) smem.kv_full.init(1);
+  // Warp 0 initialises the stage barriers (and fences their initialisation); the CTA barrier publishes
+  // every barrier before first use.
+  Pipeline pipeline(smem.pipeline_qdo, pipeline_params, Shape<_1, _1, _1>{});
+  __syncthreads();
+
+  if (warp_group == 0) {
+    cutlass::arch::warpgroup_reg_dealloc<kBwdProducerRegisters>();
+    if (threadIdx.x == 0) Mainloop::load(params, smem, pipeline, work);
+    return;
+  }
+
+  cutlass::arch::warpgroup_reg_alloc<kBwdConsumerRegisters>();
+  const int thread = threadIdx.x - 128;
+  typename Layouts::TiledMmadKV mma_dkv;
+  Tensor acc_dk = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});  // (MMA, 1, 1) fp32
+  Tensor acc_dv = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
+  clear(acc_dk);
+  clear(acc_dv);
+  Mainloop::consume(params, smem, pipeline, work, thread, acc_dk, acc_dv);
+
+  const std::int64_t k_row0 = p.k_start(work.batch) + work.n0;
+  Tensor gdK =
+      make_tensor(make_gmem_ptr(static_cast<Element*>(p.dk) + work.batch * p.dk_strides.batch +
+                                k_row0 * p.dk_strides.row + work.head_kv * p.dk_strides.head),
+                  Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_stride(p.dk_strides.row, _1{}));  // (N, D)
+  Tensor gdV =
+      make_tensor(make_gmem_ptr(static_cast<Element*>(p.dv) + work.batch * p.dv_strides.batch +
+                                k_row0 * p.dv_strides.row + work.head_kv * p.dv_strides.head),
+                  Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_stride(p.dv_strides.row, _1{}));  // (N, D)
+  Epilogue::store(acc_dk, acc_dv, p.scale, gdK, gdV, work.key_rows - work.n0, thread);
+#endif
+}
+
+}  // namespace flashattn::cuda::sm90

@@ -1,0 +1,131 @@
+// flashattn — compile-time layouts of the Hopper backward kernel: the wgmma tiled MMAs of the five
+// products, the swizzled shared-memory layouts TMA writes and wgmma reads (with their transposed views),
+// the TMA copy types and the shared storage of one CTA.
+//
+// Products (consumer warpgroup w owns keys [64 w, 64 w + 64) of the CTA's BLOCK_N):
+//   Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ     (BLOCK_N, BLOCK_M), K mode HEAD_DIM   SS: K / V and Q / dO, all K-major
+//   dV += Pᵀ·dO, dK += dSᵀ·Q   (BLOCK_N, HEAD_DIM), K mode BLOCK_M   RS: Pᵀ / dSᵀ from the registers of
+//                                                                     Sᵀ / dPᵀ; dO / Q MN-major views
+//   dQ  = dS·K                 (BLOCK_M, HEAD_DIM), K mode BLOCK_N   SS: dS (shared, MN-major) and K
+//                                                                     (MN-major view); warpgroup w owns
+//                                                                     head-dim columns [w D/2, (w+1) D/2)
+// A transposed view is the same bytes read with the other major-ness: a K-major swizzle atom of 8 rows
+// of W elements is the MN-major atom of W x 8, so no product ever moves data to transpose it.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <cutlass/arch/barrier.h>
+#include <cute/tensor.hpp>
+#include <cutlass/pipeline/sm90_pipeline.hpp>
+
+#include "cuda/sm90/tile_bwd_sm90.hpp"
+
+namespace flashattn::cuda::sm90 {
+
+template <class Element, int kHeadDim>
+struct BwdLayoutsSm90 {
+  static constexpr BwdTileSm90 kTile = bwd_tile_sm90(kHeadDim);
+  static_assert(kTile.block_m > 0, "no sm90 backward tile configuration for this head dim");
+  static constexpr int kBlockM = kTile.block_m;
+  static constexpr int kBlockN = kTile.block_n;
+  static constexpr int kStages = kTile.stages;
+  static constexpr int kConsumerWarpGroups = 2;
+  static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
+  static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
+  /// Head-dim columns of dQ per consumer warpgroup.
+  static constexpr int kHeadDimPerWarpGroup = kHeadDim / kConsumerWarpGroups;
+  static_assert(kBlockN == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 keys");
+  static_assert(kBlockM % 64 == 0 && kBlockM <= 256,
+                "BLOCK_M: the N of Sᵀ (<= 256) and the width of dS's 64-row MN-major swizzle atom");
+  static_assert(kHeadDim % 64 == 0 && kHeadDim <= 256,
+                "head dim: whole 128-byte rows of Q and dO, the N of dK and dV (<= 256), and halves of at "
+                "least 32 columns (one 64-byte MN-major atom of Kᵀ per warpgroup in dQ)");
+
+  // ---- Tensor cores.
+  using AtomLayoutKeys = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
+  using AtomLayoutHeadDim = cute::Layout<cute::Shape<cute::_1, cute::Int<kConsumerWarpGroups>, cute::_1>>;
+  using TiledMmaSdP = decltype(cute::make_tiled_mma(
+      cute::GMMA::ss_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>>(),
+      AtomLayoutKeys{}));
+  using TiledMmadKV = decltype(cute::make_tiled_mma(
+      cute::GMMA::rs_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockM>>,
+                                 cute::GMMA::Major::K, cute::GMMA::Major::MN>(),
+      AtomLayoutKeys{}));
+  using TiledMmadQ = decltype(cute::make_tiled_mma(
+      cute::GMMA::ss_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kHeadDimPerWarpGroup>, cute::Int<kBlockN>>,
+                                 cute::GMMA::Major::MN, cute::GMMA::Major::MN>(),
+      AtomLayoutHeadDim{}));
+
+  // ---- Shared memory. Q and dO: 128-byte swizzled rows, a ring of kStages. K and V: the swizzle whose
+  // MN-major reading (Kᵀ in dQ) is as wide as one warpgroup's half of the head dim (64 or 32 columns).
+  using SmemLayoutQ = decltype(cute::tile_to_shape(
+      cute::GMMA::Layout_K_SW128_Atom<Element>{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>, cute::Int<kStages>>{}));  // (M, D, PIPE)
+  using SmemAtomK =
+      std::conditional_t<kHeadDimPerWarpGroup % 64 == 0, cute::GMMA::Layout_K_SW128_Atom<Element>,
+                         cute::GMMA::Layout_K_SW64_Atom<Element>>;
+  using SmemLayoutK = decltype(cute::tile_to_shape(
+      SmemAtomK{}, cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>>{}));  // (N, D), also V
+  // dS (BLOCK_M, BLOCK_N), query rows contiguous: written from dSᵀ registers, whose pairs of adjacent
+  // columns are adjacent query rows. Double-buffered (see the mainloop).
+  using SmemLayoutdS = decltype(cute::tile_to_shape(
+      cute::GMMA::Layout_MN_SW128_Atom<Element>{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kBlockN>, cute::_2>{}));  // (M, N, 2)
+
+  // Transposed views: (d, m, stage) -> Q(m, d, stage) and so on.
+  using SmemLayoutQt = decltype(cute::composition(
+      SmemLayoutQ{},
+      cute::make_layout(
+          cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockM>, cute::Int<kStages>>{},
+          cute::Stride<cute::Int<kBlockM>, cute::_1, cute::Int<kBlockM * kHeadDim>>{})));  // (D, M, PIPE)
+  using SmemLayoutKt = decltype(cute::composition(
+      SmemLayoutK{}, cute::make_layout(cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>>{},
+                                       cute::Stride<cute::Int<kBlockN>, cute::_1>{})));  // (D, N)
+  using SmemLayoutdSt = decltype(cute::composition(
+      SmemLayoutdS{},
+      cute::make_layout(
+          cute::Shape<cute::Int<kBlockN>, cute::Int<kBlockM>, cute::_2>{},
+          cute::Stride<cute::Int<kBlockM>, cute::_1, cute::Int<kBlockM * kBlockN>>{})));  // (N, M, 2)
+
+  // Registers -> shared memory for dSᵀ: a thread's accumulator pairs are adjacent query rows, contiguous
+  // in dS, so the copy vectorises to 32-bit stores.
+  using SmemCopyAtomdS = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<32>, Element>;
+
+  // ---- TMA: q, dout, k, v as (rows, head dim, heads, batch); varlen inputs are one batch of total rows,
+  // each sequence a row offset. Rows past the extent read as zero.
+  using GmemShape = cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t>;
+  using GmemStride = cute::Stride<std::int64_t, cute::_1, std::int64_t, std::int64_t>;
+  using GmemTensor = decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)),
+                                                GmemShape{}, GmemStride{}));
+  using TmaQ = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{},
+                                            cute::take<0, 2>(SmemLayoutQ{})));                     // Q and dO
+  using TmaK = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutK{}));  // K, V
+  // A TMA box always delivers its full byte count (out-of-bounds rows arrive as zeros).
+  static constexpr std::uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
+  static constexpr std::uint32_t kTmaBytesK = kBlockN * kHeadDim * sizeof(Element);
+
+  using PipelineQdO = cutlass::PipelineTmaAsync<kStages>;
+
+  // 1024-byte alignment: a 128-byte swizzle pattern repeats every 8 rows of 128 bytes, and TMA and wgmma
+  // compute it from address bits.
+  struct SharedStorage {
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> dout;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> k;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> v;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutdS>> ds;
+    float lse_log2[2][kBlockM];  ///< lse * log2(e) of the query rows of a step, double-buffered.
+    float dsum[2][kBlockM];      ///< D = rowsum(dO ∘ O) of the same rows.
+    typename PipelineQdO::SharedStorage pipeline_qdo;  ///< Q and dO of a step landed / were read.
+    cutlass::arch::ClusterTransactionBarrier kv_full;  ///< K and V landed (TMA transaction bytes).
+  };
+  static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");
+};
+
+}  // namespace flashattn::cuda::sm90

@@ -1,0 +1,469 @@
+// flashattn — the main loop of the Hopper backward kernel for one block of keys: with K and V resident in
+// shared memory, walk every (query head, query block) that sees them, accumulate dK and dV in registers
+// and add each step's dQ into the fp32 accumulator in global memory. Per step (FlashAttention-3's
+// transposed formulation, so that Pᵀ and dSᵀ come out of the accumulators as the register A operand of
+// the dV and dK products):
+//   Sᵀ = K·Qᵀ; t = the forward's log2-domain score (scale, softcap, ALiBi, mask); Pᵀ = exp2(t - lse·log2 e)
+//   dPᵀ = V·dOᵀ;  dSᵀ = Pᵀ ∘ (dPᵀ - D) [∘ (1 - tanh²) with softcap]
+//   dV += Pᵀ·dO;  dK += dSᵀ·Q  (unscaled: the epilogue multiplies dK by the softmax scale)
+//   dQ  = dS·K, added to the workspace with fp32 atomics (two floats per instruction)
+//
+// Producer (one thread of the producer warpgroup): TMA-loads K and V once (one transaction barrier), then
+// Q and dO of every step into a ring of kStages stages guarded by a CUTLASS PipelineTmaAsync (full: both
+// tiles' bytes landed; empty: every consumer thread is done reading the stage, i.e. its dV and dK
+// wgmmas completed).
+//
+// Consumers (two warpgroups, 64 keys each): Sᵀ and dPᵀ are issued together; the softmax recompute runs
+// while dPᵀ is still executing. dSᵀ goes to a double-buffered shared tile, since dQ needs dS of all
+// BLOCK_N keys (both warpgroups') and each warpgroup computes half of dQ's head-dim columns. One named
+// barrier per step publishes dS; a warpgroup writes dS buffer s % 2 only after both warpgroups passed
+// step s - 1's barrier, which each reaches after its dQ wgmma of step s - 2 (the buffer's last reader)
+// completed.
+//
+// dQ: each key block's contribution is added in whatever order the CTAs reach a query block. With
+// deterministic = true the CTAs take turns per (batch, head, query block) in ascending key block, through
+// the workspace's semaphores (the portable kernel's scheme), so the fp32 sums are bitwise reproducible.
+//
+// Rows past a sequence's end: TMA reads zeros past a tensor's extent, but inside a varlen batch (or past
+// seqused_k) a tile's tail rows belong to the next sequence, to none (poison) or to unused keys. Those rows
+// of Q, dO (last query block of a sequence) and K, V (the sequence-end key block) are zeroed in shared
+// memory before any product reads them: their P is 0, but 0 * NaN is NaN in the tensor cores.
+//
+// Kinds of step (as in the portable kernel): bulk blocks (every query row keeps every key, no score mod)
+// compute P = exp2(s·scale·log2 e - lse) with no mask; masked blocks and every block of a run with ALiBi
+// apply the forward's transform and mask; softcap blocks fold 1 - tanh² (the chain rule) into dP - D.
+//
+// lse and D of a step's query rows: read from the workspace by the consumers one step ahead into a
+// double-buffered shared array (published by the same per-step barrier as dS), so that no thread holds
+// them in registers across the products.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include <cutlass/arch/barrier.h>
+#include <cuda/atomic>
+#include <cute/tensor.hpp>
+#include <cutlass/pipeline/sm90_pipeline.hpp>
+
+#include "cuda/common/bwd_kernel_params.hpp"
+#include "cuda/common/fragment.cuh"
+#include "cuda/common/mask.cuh"
+#include "cuda/common/softmax.cuh"
+#include "cuda/sm90/layouts_bwd_sm90.cuh"
+#include "cuda/sm90/mask_bwd_sm90.cuh"
+#include "cuda/sm90/params_bwd_sm90.cuh"
+#include "cuda/sm90/primitives_sm90.cuh"
+
+namespace flashattn::cuda::sm90 {
+
+/// Named barriers of the backward kernel (ids above CUTLASS's reserved ones), each used by every consumer
+/// thread and no other.
+enum class BwdBarrier : std::uint32_t { kConsumers = 0 };
+
+template <class Element, int kHeadDim>
+struct BwdMainloopSm90 {
+  using Layouts = BwdLayoutsSm90<Element, kHeadDim>;
+  using Params = BwdParamsSm90<Element, kHeadDim>;
+  using Pipeline = typename Layouts::PipelineQdO;
+  using State = typename Pipeline::PipelineState;
+  static constexpr int kBlockM = Layouts::kBlockM;
+  static constexpr int kBlockN = Layouts::kBlockN;
+  static constexpr int kConsumerThreads = Layouts::kConsumerThreads;
+
+  enum class StepKind { bulk, masked, softcap };
+  template <StepKind kKind>
+  using Step = std::integral_constant<StepKind, kKind>;
+
+  /// The CTA's key block and the query work that sees it, shared by the producer and the consumers.
+  struct Work {
+    int batch;
+    int head_kv;
+    int first_head;  ///< Query heads [first_head, first_head + heads) read this kv head.
+    int heads;
+    int seqlen_q;
+    int seqlen_k;  ///< Keys of the sequence (seqused_k when given).
+    int key_rows;  ///< Rows of the sequence in k (>= seqlen_k): the rows dK and dV are written for.
+    int n_block;   ///< The CTA's key block.
+    int n0;        ///< First key of the block.
+    int m_begin;   ///< Query blocks [m_begin, m_end) hold every row that keeps a key of the block.
+    int m_end;
+    std::int64_t q_row_offset;  ///< Row of the sequence's first token in the TMA views of q and dout.
+    std::int64_t k_row_offset;  ///< Row of the sequence's first key in the TMA views of k and v.
+    int tma_batch;              ///< Batch coordinate of the TMA views (0 for varlen).
+
+    __device__ int steps() const { return (m_end - m_begin) * heads; }
+    /// Step s covers query block m_begin + s % blocks of head first_head + s / blocks.
+    __device__ int head_of(int s) const { return first_head + s / (m_end - m_begin); }
+    __device__ int m_block_of(int s) const { return m_begin + s % (m_end - m_begin); }
+  };
+
+  /// The work of CTA `cta` (grid: key blocks fastest, then kv heads, then batches), or nothing when the
+  /// block starts past its sequence's rows (varlen: the sequence is shorter than the longest).
+  __device__ static bool make_work(const Params& params, int cta, Work& work) {
+    const BackwardParams& p = params.base.problem;
+    work.n_block = cta % params.base.num_n_blocks;
+    const int batch_head = cta / params.base.num_n_blocks;
+    work.batch = batch_head / p.heads_kv;
+    work.head_kv = batch_head % p.heads_kv;
+    work.key_rows =
+        p.cu_seqlens_k ? p.cu_seqlens_k[work.batch + 1] - p.cu_seqlens_k[work.batch] : p.max_seqlen_k;
+    work.n0 = work.n_block * kBlockN;
+    if (work.n0 >= work.key_rows) return false;
+    work.seqlen_q = p.seqlen_q(work.batch);
+    work.seqlen_k = p.seqlen_k(work.batch);
+    work.heads = p.heads / p.heads_kv;
+    work.first_head = work.head_kv * work.heads;
+    work.m_begin = 0;
+    work.m_end = 0;
+    const int n1 = min(work.n0 + kBlockN, work.seqlen_k);
+    if (n1 > work.n0) {
+      // The rows whose key interval meets keys [n0, n1): both interval ends grow with the row, so they
+      // are the rows with key_end > n0 and key_begin < n1 (int64: the window sides may be unbounded).
+      const std::int64_t offset = std::int64_t{work.seqlen_k} - work.seqlen_q;
+      const std::int64_t begin = max(std::int64_t{0}, work.n0 - offset - p.window_right);
+      const std::int64_t end = min(std::int64_t{work.seqlen_q}, n1 - offset + p.window_left);
+      if (begin < end) {
+        work.m_begin = static_cast<int>(begin / kBlockM);
+        work.m_end = static_cast<int>((end + kBlockM - 1) / kBlockM);
+      }
+    }
+    work.q_row_offset = p.q_start(work.batch);
+    work.k_row_offset = p.k_start(work.batch);
+    work.tma_batch = p.is_varlen() ? 0 : work.batch;
+    return true;
+  }
+
+  /// Producer: issues every TMA load of the CTA: K and V once, then Q and dO of each step in step order.
+  /// Called by one thread.
+  __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem, Pipeline& pipeline,
+                              const Work& work) {
+    using namespace cute;
+    if (work.steps() <= 0) return;
+    Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});
+    Tensor sdO = make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutQ{});
+    Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
+    Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutK{});
+
+    auto key_tile = [&](const auto& tma) {  // (BLOCK_N, HEAD_DIM) of this CTA in a TMA view of k or v
+      Tensor m = domain_offset(make_coord(static_cast<int>(work.k_row_offset), _0{}),
+                               tma.get_tma_tensor(params.shape_k)(_, _, work.head_kv, work.tma_batch));
+      return local_tile(m, Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(work.n_block, _0{}));
+    };
+    auto [tKgK, tKsK] = tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK),
+                                      group_modes<0, 2>(key_tile(params.tma_k)));
+    auto [tVgV, tVsV] = tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sV),
+                                      group_modes<0, 2>(key_tile(params.tma_v)));
+    using BarrierValue = cutlass::arch::ClusterTransactionBarrier::ValueType;
+    smem.kv_full.arrive_and_expect_tx(2 * Layouts::kTmaBytesK);
+    copy(params.tma_k.with(reinterpret_cast<BarrierValue&>(smem.kv_full)), tKgK, tKsK);
+    copy(params.tma_v.with(reinterpret_cast<BarrierValue&>(smem.kv_full)), tVgV, tVsV);
+
+    // (BLOCK_M, HEAD_DIM, m) tiles of head `head` in a TMA view of q or dout.
+    auto query_tiles = [&](const auto& tma, int head) {
+      Tensor m = domain_offset(make_coord(static_cast<int>(work.q_row_offset), _0{}),
+                               tma.get_tma_tensor(params.shape_q)(_, _, head, work.tma_batch));
+      return local_tile(m, Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(_, _0{}));
+    };
+    State write = cutlass::make_producer_start_state<Pipeline>();
+    for (int s = 0; s < work.steps(); ++s) {
+      const int head = work.head_of(s);
+      const int m_block = work.m_block_of(s);
+      // (TMA, m) global and (TMA, PIPE) shared partitions.
+      auto [tQgQ, tQsQ] = tma_partition(params.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ),
+                                        group_modes<0, 2>(query_tiles(params.tma_q, head)));
+      auto [tdOgdO, tdOsdO] = tma_partition(params.tma_do, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdO),
+                                            group_modes<0, 2>(query_tiles(params.tma_do, head)));
+      pipeline.producer_acquire(write);  // also expects the stage's 2 * kTmaBytesQ bytes
+      copy(params.tma_q.with(*pipeline.producer_get_barrier(write)), tQgQ(_, m_block),
+           tQsQ(_, write.index()));
+      copy(params.tma_do.with(*pipeline.producer_get_barrier(write)), tdOgdO(_, m_block),
+           tdOsdO(_, write.index()));
+      ++write;
+    }
+  }
+
+  /// Consumers: accumulates dK and dV (this warpgroup's 64 keys x HEAD_DIM, fp32 fragments of
+  /// TiledMmadKV) over the work's steps and adds dQ into the workspace. `thread` is the index among the
+  /// consumer threads.
+  template <class AccDK, class AccDV>
+  __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
+                                 Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
+                                 AccDV& acc_dv) {
+    using namespace cute;
+    const BwdKernelParams& base = params.base;
+    const BackwardParams& p = base.problem;
+    const BwdWorkspace& ws = base.workspace;
+    const int steps = work.steps();
+    if (steps <= 0) return;
+
+    Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});  // (M, D, PIPE)
+    Tensor sdO =
+        make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutQ{});         // (M, D, PIPE)
+    Tensor sQt = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQt{});  // (D, M, PIPE)
+    Tensor sdOt =
+        make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutQt{});        // (D, M, PIPE)
+    Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});    // (N, D)
+    Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutK{});    // (N, D)
+    Tensor sKt = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutKt{});  // (D, N)
+    Tensor sdS = make_tensor(make_smem_ptr(smem.ds.data()), typename Layouts::SmemLayoutdS{});    // (M, N, 2)
+    Tensor sdSt = make_tensor(make_smem_ptr(smem.ds.data()), typename Layouts::SmemLayoutdSt{});  // (N, M, 2)
+
+    // Sᵀ and dPᵀ: (N, M) from K / V (A) and Q / dO (B).
+    typename Layouts::TiledMmaSdP mma_sdp;
+    auto thr_sdp = mma_sdp.get_thread_slice(thread);
+    Tensor tSrK = thr_sdp.partition_fragment_A(sK);    // (MMA, MMA_N, MMA_K) descriptors
+    Tensor tSrV = thr_sdp.partition_fragment_A(sV);    // (MMA, MMA_N, MMA_K)
+    Tensor tSrQ = thr_sdp.partition_fragment_B(sQ);    // (MMA, MMA_M, MMA_K, PIPE)
+    Tensor tSrdO = thr_sdp.partition_fragment_B(sdO);  // (MMA, MMA_M, MMA_K, PIPE)
+    Tensor tSrS = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});   // (MMA, 1, 1) fp32
+    Tensor tSrdP = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});  // (MMA, 1, 1) fp32
+    Tensor scores = gmma_acc_rowcol(tSrS);  // (ROWS = keys, COLS = query rows)
+    Tensor dps = gmma_acc_rowcol(tSrdP);
+    // (key, query row) within the tile of each score this thread holds, as a (rows, cols) view.
+    Tensor tScS = thr_sdp.partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{}));
+    Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));
+    constexpr int kRows = decltype(size<0>(tScS_rc))::value;
+    constexpr int kCols = decltype(size<1>(tScS_rc))::value;
+
+    // dV and dK: (N, D) from Pᵀ / dSᵀ (A, registers) and dOᵀ / Qᵀ (B).
+    typename Layouts::TiledMmadKV mma_dkv;
+    auto thr_dkv = mma_dkv.get_thread_slice(thread);
+    Tensor tdVrdOt = thr_dkv.partition_fragment_B(sdOt);  // (MMA, MMA_D, MMA_K, PIPE)
+    Tensor tdKrQt = thr_dkv.partition_fragment_B(sQt);    // (MMA, MMA_D, MMA_K, PIPE)
+    Tensor rP = make_fragment_like<Element>(tSrS);
+    Tensor rdS = make_fragment_like<Element>(tSrdP);
+    Tensor tdVrP = make_tensor(rP.data(), gmma_acc_as_a_layout(rP.layout()));     // (MMA, MMA_N, MMA_K)
+    Tensor tdKrdS = make_tensor(rdS.data(), gmma_acc_as_a_layout(rdS.layout()));  // (MMA, MMA_N, MMA_K)
+    // dSᵀ registers -> shared memory.
+    auto copy_ds = make_tiled_copy_C(typename Layouts::SmemCopyAtomdS{}, mma_sdp);
+    auto thr_copy_ds = copy_ds.get_slice(thread);
+    Tensor tdSrdS = thr_copy_ds.retile_S(rdS);
+    Tensor tdSsdS = thr_copy_ds.partition_D(sdSt);  // (CPY, CPY_N, CPY_M, 2)
+
+    // dQ: (M, D) from dS (A) and Kᵀ (B); this warpgroup's half of the head-dim columns.
+    typename Layouts::TiledMmadQ mma_dq;
+    auto thr_dq = mma_dq.get_thread_slice(thread);
+    Tensor tdQrdS = thr_dq.partition_fragment_A(sdS);  // (MMA, MMA_M, MMA_K, 2)
+    Tensor tdQrKt = thr_dq.partition_fragment_B(sKt);  // (MMA, MMA_D, MMA_K)
+    Tensor tdQrdQ = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // fp32
+    Tensor tdQcdQ = thr_dq.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+    static_assert(decltype(size<0, 0>(tdQrdQ))::value == 2,
+                  "a wgmma accumulator's first mode holds 2 adjacent columns of one row");
+
+    smem.kv_full.wait(0);
+    // The sequence-end key block of a varlen batch or of seqused_k: zero K and V past the last key.
+    if ((p.is_varlen() || p.seqused_k != nullptr) && work.n0 + kBlockN > work.seqlen_k) {
+      zero_rows(sK, work.seqlen_k - work.n0, thread);
+      zero_rows(sV, work.seqlen_k - work.n0, thread);
+      publish_shared_writes();
+    }
+
+    // The lse (log2 units; +inf past the sequence end or for a row with no key, so P = 0) and D of the
+    // rows of step s, staged by the consumers into buffer s % 2 of shared memory one step ahead: written
+    // during step s - 1 (after that thread passed step s - 2's dS barrier, which follows every read of
+    // the buffer's previous contents) and read in step s (after step s - 1's dS barrier).
+    auto stage_stats = [&](int s) {
+      if (thread < 2 * kBlockM) {
+        const int head = work.head_of(s);
+        const int row = work.m_block_of(s) * kBlockM + thread % kBlockM;
+        const bool valid = row < work.seqlen_q;
+        const std::int64_t index = ws.stat_index(head, ws.token(p, work.batch, valid ? row : 0));
+        if (thread < kBlockM) {
+          smem.lse_log2[s & 1][thread] = valid ? ws.lse_log2[index] : INFINITY;
+        } else {
+          smem.dsum[s & 1][thread - kBlockM] = valid ? ws.dsum[index] : 0.0f;
+        }
+      }
+    };
+    stage_stats(0);
+    cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
+
+    State read;
+    auto step = [&](int s, auto kind) __attribute__((always_inline)) {
+      constexpr StepKind kKind = decltype(kind)::value;
+      const int head = work.head_of(s);
+      const int m_block = work.m_block_of(s);
+      const int row0 = m_block * kBlockM;
+      const float* lse_log2 = smem.lse_log2[s & 1];  // by query row of the block
+      const float* dsum = smem.dsum[s & 1];
+      auto row_of = [&](int c) { return get<1>(tScS_rc(0, c)); };  // query row (in the block) of column c
+
+      pipeline.consumer_wait(read);
+      const int stage = read.index();
+      // The last query block of a varlen sequence: zero Q and dO past the sequence end.
+      if (p.is_varlen() && row0 + kBlockM > work.seqlen_q) {
+        Tensor sQ_stage = sQ(_, _, stage);
+        Tensor sdO_stage = sdO(_, _, stage);
+        zero_rows(sQ_stage, work.seqlen_q - row0, thread);
+        zero_rows(sdO_stage, work.seqlen_q - row0, thread);
+        publish_shared_writes();
+      }
+      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), tSrS);
+      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage), tSrdP);
+      if (s + 1 < steps) stage_stats(s + 1);  // its global loads' latency hides under the wgmmas
+
+      if constexpr (kKind == StepKind::softcap) {
+        // dS = P ∘ (1 - tanh²) ∘ (dP - D): the factor is folded into dP - D as the scores are
+        // transformed, so no tile of it stays live (at the cost of waiting for dPᵀ first).
+        gmma_wait<0>(tSrS, tSrdP);
+        CUTE_UNROLL
+        for (int r = 0; r < kRows; ++r) {
+          CUTE_UNROLL
+          for (int c = 0; c < kCols; ++c) {
+            const float th = tanhf(scores(r, c) * base.softcap_pre);
+            dps(r, c) = (1.0f - th * th) * (dps(r, c) - dsum[row_of(c)]);
+            scores(r, c) = th * base.score_to_log2;
+          }
+        }
+      } else {
+        gmma_wait<1>(tSrS);  // Sᵀ landed (wgmma groups complete in issue order); dPᵀ still runs
+      }
+      if constexpr (kKind == StepKind::bulk) {
+        CUTE_UNROLL
+        for (int r = 0; r < kRows; ++r) {
+          CUTE_UNROLL
+          for (int c = 0; c < kCols; ++c)
+            scores(r, c) = exp2_approx(scores(r, c) * base.score_to_log2 - lse_log2[row_of(c)]);
+        }
+      } else {
+        if constexpr (kKind == StepKind::masked) {
+          CUTE_UNROLL
+          for (int i = 0; i < size(scores); ++i) scores(i) *= base.score_to_log2;
+        }
+        // Rebuilt per masked step (a few integer ops) rather than held in registers across the loop.
+        const KeyRowQueryIntervals<kRows> intervals(p, tScS_rc, work.n0, work.seqlen_q, work.seqlen_k);
+        if (base.has_alibi) {
+          const float slope_log2 = p.alibi_slopes[work.batch * p.alibi_batch_stride + head] * kLog2e;
+          intervals.template apply<true>(scores, tScS_rc, row0, slope_log2);
+        } else {
+          intervals.template apply<false>(scores, tScS_rc, row0, 0.0f);
+        }
+        CUTE_UNROLL
+        for (int r = 0; r < kRows; ++r) {
+          CUTE_UNROLL
+          for (int c = 0; c < kCols; ++c) scores(r, c) = exp2_approx(scores(r, c) - lse_log2[row_of(c)]);
+        }
+      }
+      convert_fragment_into(tSrS, rP);
+
+      if constexpr (kKind == StepKind::softcap) {
+        CUTE_UNROLL
+        for (int i = 0; i < size(dps); ++i) dps(i) *= scores(i);
+      } else {
+        gmma_wait<0>(tSrdP);
+        CUTE_UNROLL
+        for (int r = 0; r < kRows; ++r) {
+          CUTE_UNROLL
+          for (int c = 0; c < kCols; ++c) dps(r, c) = scores(r, c) * (dps(r, c) - dsum[row_of(c)]);
+        }
+      }
+      convert_fragment_into(tSrdP, rdS);
+      const int ds_buffer = s & 1;
+      copy(copy_ds, tdSrdS, tdSsdS(_, _, _, ds_buffer));
+
+      gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
+      gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
+      publish_shared_writes();  // dS of all BLOCK_N keys (and the next step's lse and D) are in shared memory
+      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, ds_buffer), tdQrKt, tdQrdQ);
+      gmma_wait<0>(acc_dv, acc_dk, tdQrdQ, tdVrP, tdKrdS);
+      pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
+      ++read;
+      add_dq(p, ws, work, head, m_block, thread, tdQrdQ, tdQcdQ);
+    };
+
+    for (int s = 0; s < steps; ++s) {
+      // The block needs no mask when its first row keeps every key up to the block's end and its last
+      // valid row keeps every key from the block's start (key intervals grow with the row). ALiBi's bias
+      // is applied with the mask, so it takes the masked step throughout.
+      const int row0 = work.m_block_of(s) * kBlockM;
+      const int last_row = min(row0 + kBlockM, work.seqlen_q) - 1;
+      const KeyRange range(p, work.seqlen_q, work.seqlen_k);
+      const bool whole = range.key_begin(last_row) <= work.n0 && range.key_end(row0) >= work.n0 + kBlockN;
+      if (base.softcap_pre > 0.0f) {
+        step(s, Step<StepKind::softcap>{});
+      } else if (base.has_alibi || !whole) {
+        step(s, Step<StepKind::masked>{});
+      } else {
+        step(s, Step<StepKind::bulk>{});
+      }
+    }
+  }
+
+ private:
+  /// Zeroes rows [valid, rows) of a (rows, HEAD_DIM) shared tile; every consumer thread takes part. A
+  /// swizzle permutes whole 16-byte chunks, so 8 elements from a multiple of 8 are contiguous. Not unrolled:
+  /// unrolled, the chunks' swizzled addresses would be hoisted and held in registers across the main loop.
+  template <class Tile>
+  __device__ static void zero_rows(Tile& tile, int valid, int thread) {
+    constexpr int kChunksPerRow = kHeadDim / 8;
+    constexpr int kChunks = decltype(cute::size<0>(tile))::value * kChunksPerRow;
+    CUTE_NO_UNROLL
+    for (int chunk = thread; chunk < kChunks; chunk += kConsumerThreads) {
+      const int row = chunk / kChunksPerRow;
+      if (row >= valid) {
+        *reinterpret_cast<uint4*>(&tile(row, chunk % kChunksPerRow * 8)) = uint4{0, 0, 0, 0};
+      }
+    }
+  }
+
+  /// Makes every consumer thread's generic-proxy shared-memory stores visible to the wgmmas (async proxy)
+  /// any consumer warpgroup issues next.
+  __device__ static void publish_shared_writes() {
+    cutlass::arch::fence_view_async_shared();
+    cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
+  }
+
+  /// The first key block whose CTA adds into query block `m_block`: key intervals grow with the row, so
+  /// the key blocks that see a query block are consecutive from the one holding key_begin of its first row.
+  __device__ static int first_key_block(const BackwardParams& p, const Work& work, int m_block) {
+    const std::int64_t key =
+        std::int64_t{m_block} * kBlockM + (std::int64_t{work.seqlen_k} - work.seqlen_q) - p.window_left;
+    return key <= 0 ? 0 : static_cast<int>(key / kBlockN);
+  }
+
+  /// Adds this thread's dQ fragment (rows of query block `m_block` of `head`) into the fp32 accumulator,
+  /// two adjacent columns per atomic; rows past the sequence end (another sequence's) are not added. With
+  /// deterministic = true it first waits for the lower key blocks' CTAs to be done with the query block,
+  /// then hands the turn on.
+  template <class AccDQ, class CoordsDQ>
+  __device__ static void add_dq(const BackwardParams& p, const BwdWorkspace& ws, const Work& work, int head,
+                                int m_block, int thread, const AccDQ& tdQrdQ, const CoordsDQ& tdQcdQ) {
+    using namespace cute;
+    const int row0 = m_block * kBlockM;
+    int* semaphore = nullptr;
+    if (p.deterministic) {
+      semaphore = ws.semaphore(p, work.batch, head, m_block);
+      if (thread == 0) {
+        const ::cuda::atomic_ref<int, ::cuda::thread_scope_device> turn(*semaphore);
+        const int mine = work.n_block - first_key_block(p, work, m_block);
+        while (turn.load(::cuda::memory_order_acquire) != mine) {
+        }
+      }
+      // The earlier key blocks' additions to this query block are visible.
+      cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
+    }
+    float* dq = ws.dq_accum + ws.dq_index(p, ws.token(p, work.batch, row0), head);
+    const std::int64_t dq_row_stride = std::int64_t{p.heads} * p.head_dim;
+    CUTE_UNROLL
+    for (int i = 0; i < size(tdQrdQ); i += 2) {
+      const int row = get<0>(tdQcdQ(i));
+      if (row0 + row < work.seqlen_q) {
+        atomicAdd(reinterpret_cast<float2*>(dq + row * dq_row_stride + get<1>(tdQcdQ(i))),
+                  make_float2(tdQrdQ(i), tdQrdQ(i + 1)));
+      }
+    }
+    if (p.deterministic) {
+      // Every consumer thread's additions precede the release below.
+      cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
+      if (thread == 0) {
+        __threadfence();
+        ::cuda::atomic_ref<int, ::cuda::thread_scope_device>(*semaphore)
+            .fetch_add(1, ::cuda::memory_order_release);
+      }
+    }
+  }
+};
+
+}  // namespace flashattn::cuda::sm90

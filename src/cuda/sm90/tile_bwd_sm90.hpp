@@ -1,0 +1,41 @@
+// flashattn — compile-time tile configuration of the Hopper (sm90) backward kernel, one per head dim.
+//
+// One CTA owns BLOCK_N keys of one (batch, kv head) and walks BLOCK_M query rows at a time. The transposed
+// products Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ put the keys in the wgmma M mode, so each consumer warpgroup owns 64
+// keys: their rows of Sᵀ, dPᵀ, dK and dV. dK and dV (64 x HEAD_DIM fp32 each per warpgroup) stay in
+// registers for the whole CTA: 2 * 64 * HEAD_DIM / 128 values per thread, which is what bounds the tile.
+//
+// Limits behind every choice: 227 KB of shared memory per CTA; 64K registers per SM for 384 threads,
+// rebalanced with setmaxnreg (producer 24, two consumer warpgroups 240 each: 24 * 128 + 240 * 256 =
+// 64512 <= 65536); wgmma covers 64 rows of one warpgroup and N <= 256 columns.
+#pragma once
+
+namespace flashattn::cuda::sm90 {
+
+/// How one CTA tiles the backward: K and V (BLOCK_N, HEAD_DIM) are loaded once; Q and dO (BLOCK_M,
+/// HEAD_DIM) stream through a ring of `stages`; dS (BLOCK_M, BLOCK_N) is double-buffered in shared memory
+/// for dQ = dS·K, whose head dim the two consumer warpgroups split.
+struct BwdTileSm90 {
+  int block_m;  ///< Query rows per main-loop step (the N of Sᵀ and dPᵀ, the K of dV and dK).
+  int block_n;  ///< Keys per CTA: 64 per consumer warpgroup.
+  int stages;   ///< Depth of the Q / dO ring.
+};
+
+/// The tile of head dim `head_dim` (0 fields for a head dim with no sm90 backward kernel).
+constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
+  switch (head_dim) {
+    // 64x128 (FlashAttention-3's choice): dK + dV take 64 fp32 per thread; Sᵀ, dPᵀ and the warpgroup's
+    // 64x32 dQ slice 16 each. 96 KB smem (Q, dO 2 x 8 KB each, K, V 16 KB each, dS 2 x 16 KB).
+    case 64:
+      return {64, 128, 2};
+    // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
+    // warpgroup's 64x64 dQ slice 32. 160 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB).
+    // BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer fit 240 registers.
+    case 128:
+      return {64, 128, 2};
+    default:
+      return {0, 0, 0};
+  }
+}
+
+}  // namespace flashattn::cuda::sm90

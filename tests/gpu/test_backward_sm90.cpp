@@ -1,0 +1,206 @@
+// The Hopper CUDA backward kernel (sm90 path) against the fp64 oracle: the backward sweep of DESIGN.md §3
+// forced onto CudaPath::hopper for every built sm90 dtype and head dim, the regression cases known to
+// break attention backwards (short query blocks with large logits, varlen causal rows that see no key,
+// unused keys past seqused_k, non-contiguous dO, lengths that are not tile multiples), GQA group sums,
+// deterministic reruns, and what RunInfo reports. Every test skips without an sm90 device or without a
+// built sm90 backward kernel (CI).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "flashattn/flashattn.hpp"
+#include "forward_suite.hpp"
+
+namespace flashattn::testing {
+namespace {
+
+constexpr Device kDevice{DeviceKind::cuda, 0};
+constexpr Target kHopper{kDevice, CudaPath::hopper, 0};
+
+/// Skips unless device 0 is sm90 and this build has an sm90 backward kernel; else returns what it covers.
+#define HOPPER_CAPABILITIES_OR_SKIP(caps)                                                 \
+  const auto props_ = cuda_device_properties(0);                                          \
+  if (!props_ || props_->sm_major != 9) GTEST_SKIP() << "no sm90 CUDA device is visible"; \
+  const Capabilities caps = capabilities(kDevice, CudaPath::hopper, Op::backward);        \
+  if (caps.dtypes.empty()) GTEST_SKIP() << "no sm90 backward kernel is built (FLASHATTN_CUDA_ARCHS)"
+
+/// Seeds of the cases below, apart from the sweeps' (which start at 1'000'000) and the portable suite's.
+std::uint64_t next_seed() {
+  static std::uint64_t seed = 91'000;
+  return ++seed;
+}
+
+/// Every case passes the calibrated rule against the oracle on the Hopper path.
+void expect_all_pass(const std::vector<Case>& cases) {
+  int failures = 0;
+  for (const Case& c : cases) {
+    const CaseResult result = run_case(c, Op::backward, kHopper);
+    if (!result.status.ok() || !result.passed) {
+      ++failures;
+      ADD_FAILURE() << summary(result);
+    }
+  }
+  EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
+}
+
+/// A dense GQA case of the first built dtype.
+Case dense(const Capabilities& caps, int head_dim, int seqlen_q, int seqlen_k) {
+  Case c;
+  c.dtype = caps.dtypes.front();
+  c.head_dim = head_dim;
+  c.batch = 2;
+  c.heads = 4;
+  c.heads_kv = 2;
+  c.seqlen_q = seqlen_q;
+  c.seqlen_k = seqlen_k;
+  c.seed = next_seed();
+  return c;
+}
+
+TEST(CudaBackwardSm90, SweepMatchesOracle) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  const std::vector<Case> cases = sweep(tier_from_environment(), Op::backward, caps);
+  ASSERT_FALSE(cases.empty());
+  expect_all_pass(cases);
+}
+
+// Few query rows against many keys with inputs x5: large logits, a P concentrated on few keys, and query
+// blocks that are mostly past the sequence end.
+TEST(CudaBackwardSm90, ShortQueriesWithLargeLogits) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  std::vector<Case> cases;
+  for (int head_dim : caps.head_dims) {
+    for (int seqlen_q : {1, 2, 5, 17, 128}) {
+      Case c = dense(caps, head_dim, seqlen_q, 300);
+      c.input_scale = 5.0f;
+      c.causal = seqlen_q % 2 == 1;
+      cases.push_back(c);
+    }
+  }
+  expect_all_pass(cases);
+}
+
+// Causal with more queries than keys per sequence: the first rows keep no key (lse = -inf) and must get
+// zero gradients, never NaN; empty sequences on either side. The tails of the last query and key blocks
+// of each sequence hold the next sequence's rows in shared memory unless the kernel zeroes them.
+TEST(CudaBackwardSm90, VarlenCausalRowsWithoutKeys) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  std::vector<Case> cases;
+  for (DType dtype : caps.dtypes) {
+    for (int head_dim : caps.head_dims) {
+      Case c;
+      c.dtype = dtype;
+      c.head_dim = head_dim;
+      c.heads = 4;
+      c.heads_kv = 1;
+      c.seqlens_q = {70, 0, 129, 3, 200};
+      c.seqlens_k = {10, 5, 64, 0, 130};
+      c.causal = true;
+      c.seed = next_seed();
+      cases.push_back(c);
+    }
+  }
+  expect_all_pass(cases);
+}
+
+// Keys past seqused_k are read by no query and get zero gradients; their rows in k and v are poisoned.
+TEST(CudaBackwardSm90, VarlenUnusedKeys) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  std::vector<Case> cases;
+  for (int head_dim : caps.head_dims) {
+    Case c;
+    c.dtype = caps.dtypes.front();
+    c.head_dim = head_dim;
+    c.heads = 4;
+    c.heads_kv = 2;
+    c.seqlens_q = {100, 65, 1};
+    c.seqlens_k = {300, 129, 64};
+    c.seqused_k = {200, 127, 0};
+    c.window_left = 40;
+    c.seed = next_seed();
+    cases.push_back(c);
+  }
+  expect_all_pass(cases);
+}
+
+// Padded, permuted views for every tensor, dO included (its batch and sequence dimensions swapped in
+// memory), with NaN in the padding; with softcap and ALiBi, which take the transformed-score steps.
+TEST(CudaBackwardSm90, NonContiguousTensorsAndScoreMods) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  std::vector<Case> cases;
+  for (int head_dim : caps.head_dims) {
+    Case c = dense(caps, head_dim, 150, 211);
+    c.strided = true;
+    c.causal = true;
+    cases.push_back(c);
+    Case mods = dense(caps, head_dim, 190, 190);
+    mods.softcap = 20.0f;
+    mods.alibi = true;
+    mods.window_left = 70;
+    mods.window_right = 30;
+    cases.push_back(mods);
+  }
+  expect_all_pass(cases);
+}
+
+// Lengths that are not tile multiples (the partial last query and key blocks), with and without causal,
+// and MQA (8 query heads summed into one kv head's dK and dV).
+TEST(CudaBackwardSm90, LengthsOffTileMultiples) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  std::vector<Case> cases;
+  for (int head_dim : caps.head_dims) {
+    for (int length : {238, 1023}) {
+      for (bool causal : {false, true}) {
+        Case c = dense(caps, head_dim, length, length);
+        c.batch = 1;
+        c.heads = 8;
+        c.heads_kv = causal ? 1 : 2;
+        c.causal = causal;
+        cases.push_back(c);
+      }
+    }
+  }
+  expect_all_pass(cases);
+}
+
+TEST(CudaBackwardSm90, RunInfoNamesTheHopperKernel) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  const Case c = dense(caps, caps.head_dims.front(), 200, 300);
+  // The automatic path takes the sm90 kernel whenever one is built for the key: no fallback.
+  for (CudaPath path : {CudaPath::automatic, CudaPath::hopper}) {
+    const CaseResult result = run_case(c, Op::backward, Target{kDevice, path, 0});
+    ASSERT_TRUE(result.status.ok()) << summary(result);
+    EXPECT_EQ(result.info.backend, Backend::cuda);
+    EXPECT_EQ(result.info.kernel,
+              std::string("bwd_sm90_") + to_string(c.dtype) + "_hd" + std::to_string(c.head_dim));
+    EXPECT_TRUE(result.info.launched);
+    EXPECT_EQ(result.info.block_m, 64);
+    EXPECT_EQ(result.info.block_n, 128);
+    EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
+  }
+}
+
+// deterministic = true: dQ, dK and dV bitwise identical over 20 reruns, for a dense causal GQA case with
+// many key blocks per query block and a varlen case with window, softcap, ALiBi and empty sequences.
+TEST(CudaBackwardSm90, DeterministicRerunsAreBitwiseIdentical) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  for (int head_dim : caps.head_dims) {
+    Case gqa = dense(caps, head_dim, 1023, 1024);
+    gqa.causal = true;
+    Case varlen = gqa;
+    varlen.seqlens_q = {0, 1, 300, 129};
+    varlen.seqlens_k = {5, 0, 511, 64};
+    varlen.causal = false;
+    varlen.window_left = 100;
+    varlen.softcap = 30.0f;
+    varlen.alibi = true;
+    for (const Case& c : {gqa, varlen}) {
+      EXPECT_TRUE(reruns_bitwise_equal(c, Op::backward, kHopper, 20)) << describe(c);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace flashattn::testing
