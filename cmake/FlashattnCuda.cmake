@@ -88,10 +88,26 @@ function(flashattn_add_cuda_sources target)
   include(${generated}/sources.cmake)
   list(LENGTH FLASHATTN_GENERATED_KERNELS count)
   message(STATUS "flashattn: ${count} CUDA kernel instantiations: ${FLASHATTN_KERNEL_NAMES}")
-  target_sources(${target} PRIVATE ${FLASHATTN_GENERATED_KERNELS} ${FLASHATTN_GENERATED_REGISTRY})
   set_source_files_properties(${FLASHATTN_GENERATED_KERNELS} PROPERTIES COMPILE_OPTIONS
                               "$<$<BOOL:${FLASHATTN_PTXAS_VERBOSE}>:-Xptxas=-v>")
+  # The sm90 kernels exist only in the sm_90a pass (wgmma, setmaxnreg): they are compiled for 90a alone, in
+  # an object library with the target's settings, instead of paying an empty pass per other architecture.
+  set(portable_kernels ${FLASHATTN_GENERATED_KERNELS})
+  set(hopper_kernels ${FLASHATTN_GENERATED_KERNELS})
+  list(FILTER portable_kernels EXCLUDE REGEX "_sm90_")
+  list(FILTER hopper_kernels INCLUDE REGEX "_sm90_")
+  target_sources(${target} PRIVATE ${portable_kernels} ${FLASHATTN_GENERATED_REGISTRY})
   set_target_properties(${target} PROPERTIES CUDA_COMPILER_LAUNCHER ${PROJECT_SOURCE_DIR}/cmake/time_compile.sh)
+  if(hopper_kernels)
+    add_library(${target}_sm90_kernels OBJECT ${hopper_kernels})
+    set_target_properties(${target}_sm90_kernels PROPERTIES CUDA_ARCHITECTURES 90a-real POSITION_INDEPENDENT_CODE ON
+                          CUDA_COMPILER_LAUNCHER ${PROJECT_SOURCE_DIR}/cmake/time_compile.sh)
+    target_include_directories(${target}_sm90_kernels PRIVATE $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
+    target_compile_definitions(${target}_sm90_kernels PRIVATE $<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>)
+    target_compile_options(${target}_sm90_kernels PRIVATE $<TARGET_PROPERTY:${target},COMPILE_OPTIONS>)
+    target_link_libraries(${target}_sm90_kernels PRIVATE CUDA::cudart)
+    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${target}_sm90_kernels>)
+  endif()
   # Printed by every build, next to the per-TU times the launcher prints.
   add_custom_target(flashattn_kernel_manifest
                     COMMAND ${CMAKE_COMMAND} -E echo "flashattn: ${count} CUDA kernel instantiations (${FLASHATTN_KERNEL_NAMES})"

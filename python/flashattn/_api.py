@@ -104,8 +104,8 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, wi
 
     Differentiable: ``loss.backward()`` runs flashattn's backward kernels. Differences from flash-attn:
     dropout is not supported (``dropout_p`` must be 0); a row that sees no key returns out = 0 and
-    lse = -inf (and zero gradients). ``return_attn_probs=True`` returns ``(out, lse)`` (the attention
-    probabilities are never materialised). ``deterministic=True`` (or
+    lse = -inf (and zero gradients). ``return_attn_probs=True`` returns ``(out, lse, None)``, flash-attn's
+    triple with no probabilities (they are never materialised). ``deterministic=True`` (or
     ``torch.use_deterministic_algorithms(True)``) makes the backward bitwise reproducible. ``path`` picks
     the CUDA kernel family: "auto", "hopper" or "portable".
     """
@@ -113,7 +113,7 @@ def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, wi
     deterministic = bool(deterministic) or torch.are_deterministic_algorithms_enabled()
     out, lse = torch.ops.flashattn.fwd(q, k, v, softmax_scale, causal, window_size[0], window_size[1], softcap,
                                        alibi_slopes, deterministic, path)
-    return (out, lse) if return_attn_probs else out
+    return (out, lse, None) if return_attn_probs else out
 
 
 def flash_attn_qkvpacked_func(qkv, dropout_p=0.0, softmax_scale=None, causal=False, window_size=(-1, -1),
@@ -141,8 +141,8 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     """Attention over a batch of variable-length sequences packed as (total, heads, head_dim) with int32
     offsets ``cu_seqlens_q/k`` (batch + 1), as flash_attn.flash_attn_varlen_func; differentiable.
 
-    Returns ``out`` (total_q, heads, head_dim_v), or ``(out, lse)`` with lse (heads, total_q) when
-    ``return_attn_probs``. ``seqused_k`` (batch) limits each sequence's keys. Differences from flash-attn:
+    Returns ``out`` (total_q, heads, head_dim_v), or ``(out, lse, None)`` with lse (heads, total_q) when
+    ``return_attn_probs`` (flash-attn's triple; the probabilities are never materialised). ``seqused_k`` (batch) limits each sequence's keys. Differences from flash-attn:
     no dropout, no ``block_table`` here (use flash_attn_with_kvcache for a paged cache); a row that sees no
     key returns out = 0 and lse = -inf.
     """
@@ -154,7 +154,7 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     out, lse = torch.ops.flashattn.fwd_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
                                               seqused_k, softmax_scale, causal, window_size[0], window_size[1],
                                               softcap, alibi_slopes, deterministic, path)
-    return (out, lse) if return_attn_probs else out
+    return (out, lse, None) if return_attn_probs else out
 
 
 def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):

@@ -36,9 +36,9 @@ inline void expect_sweep_matches_oracle(const Capabilities& caps, const Target& 
   EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
 }
 
-/// 20 reruns of a dense causal GQA case and a varlen case with window, softcap and ALiBi (empty and
-/// length-1 sequences included) give bitwise-identical out and lse.
-inline void expect_reruns_bitwise_identical(const Capabilities& caps, const Target& target) {
+/// The cases reruns are compared on: a dense causal GQA case with many key blocks per query block, and a
+/// varlen case with window, softcap and ALiBi whose sequences include empty and length-1 ones.
+inline std::vector<Case> rerun_cases(const Capabilities& caps) {
   Case dense;
   dense.dtype = caps.dtypes.back();
   dense.head_dim = caps.head_dims.front();
@@ -55,7 +55,12 @@ inline void expect_reruns_bitwise_identical(const Capabilities& caps, const Targ
   varlen.window_left = 100;
   varlen.softcap = 30.0f;
   varlen.alibi = true;
-  for (const Case& c : {dense, varlen}) {
+  return {dense, varlen};
+}
+
+/// 20 reruns of each rerun_cases() case give bitwise-identical out and lse.
+inline void expect_reruns_bitwise_identical(const Capabilities& caps, const Target& target) {
+  for (const Case& c : rerun_cases(caps)) {
     EXPECT_TRUE(reruns_bitwise_equal(c, Op::forward, target, 20)) << describe(c);
   }
 }

@@ -188,16 +188,7 @@ TEST(CudaBackwardSm80, DeterministicRerunsAreBitwiseIdentical) {
   SKIP_WITHOUT_GPU();
   const Capabilities caps = portable_capabilities();
   ASSERT_FALSE(caps.dtypes.empty());
-  Case gqa = dense(caps, caps.head_dims.front(), 1023, 1024);
-  gqa.causal = true;
-  Case varlen = gqa;
-  varlen.seqlens_q = {0, 1, 300, 129};
-  varlen.seqlens_k = {5, 0, 511, 64};
-  varlen.causal = false;
-  varlen.window_left = 100;
-  varlen.softcap = 30.0f;
-  varlen.alibi = true;
-  for (const Case& c : {gqa, varlen}) {
+  for (const Case& c : rerun_cases(caps)) {
     EXPECT_TRUE(reruns_bitwise_equal(c, Op::backward, kPortable, 20)) << describe(c);
   }
 }

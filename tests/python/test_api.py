@@ -60,8 +60,9 @@ def test_flash_attn_func_forward_and_gradients(device, causal, window, softcap):
         q = torch.randn(2, 37, 4, 64, device=device, dtype=dtype, requires_grad=True)
         k = torch.randn(2, 53, 2, 64, device=device, dtype=dtype, requires_grad=True)
         v = torch.randn(2, 53, 2, 64, device=device, dtype=dtype, requires_grad=True)
-        out, lse = flashattn.flash_attn_func(q, k, v, causal=causal, window_size=window, softcap=softcap,
-                                             return_attn_probs=True)
+        out, lse, probs = flashattn.flash_attn_func(q, k, v, causal=causal, window_size=window, softcap=softcap,
+                                                    return_attn_probs=True)
+        assert probs is None  # flash-attn's triple; the probabilities are never materialised
         qr, kr, vr = (x.detach().double().requires_grad_() for x in (q, k, v))
         ref, ref_lse = reference(qr, kr, vr, causal, window, softcap)
         tol = tolerance(dtype)
@@ -192,8 +193,8 @@ def test_flash_attn_varlen_func_forward_and_gradients(device):
         q = torch.randn(sum(lengths_q), 4, 64, device=device, dtype=dtype, requires_grad=True)
         k = torch.randn(sum(lengths_k), 2, 64, device=device, dtype=dtype, requires_grad=True)
         v = torch.randn(sum(lengths_k), 2, 64, device=device, dtype=dtype, requires_grad=True)
-        out, lse = flashattn.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lengths_q), max(lengths_k),
-                                                    causal=True, return_attn_probs=True)
+        out, lse, _ = flashattn.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lengths_q), max(lengths_k),
+                                                       causal=True, return_attn_probs=True)
         grad = torch.randn_like(out)
         out.backward(grad)
         tol = tolerance(dtype)

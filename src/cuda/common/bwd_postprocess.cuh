@@ -20,11 +20,7 @@ __global__ void __launch_bounds__(kBwdRowThreads)
   constexpr int kVectors = kHeadDim / 8;
   const BackwardParams& p = params.problem;
   const BwdWorkspace& ws = params.workspace;
-  const int row_blocks = (p.max_seqlen_q + kBwdRowsPerCta - 1) / kBwdRowsPerCta;
-  const int block = static_cast<int>(blockIdx.x % row_blocks);
-  const int head = static_cast<int>(blockIdx.x / row_blocks % p.heads);
-  const int batch = static_cast<int>(blockIdx.x / row_blocks / p.heads);
-  const int seqlen_q = p.seqlen_q(batch);
+  const auto [block, head, batch, seqlen_q] = BwdRowBlock(p);
   const int lane = threadIdx.x % 32;
   if (lane >= kVectors) return;
 

@@ -16,6 +16,22 @@ namespace flashattn::cuda {
 inline constexpr int kBwdRowsPerCta = 64;
 inline constexpr int kBwdRowThreads = 128;
 
+/// The (row block, head, batch) of this CTA of a pre- or postprocess grid (one CTA per triple, flattened into
+/// x, row blocks fastest) and its sequence's query rows.
+struct BwdRowBlock {
+  int block;
+  int head;
+  int batch;
+  int seqlen_q;
+  __device__ explicit BwdRowBlock(const BackwardParams& p) {
+    const int row_blocks = (p.max_seqlen_q + kBwdRowsPerCta - 1) / kBwdRowsPerCta;
+    block = static_cast<int>(blockIdx.x % row_blocks);
+    head = static_cast<int>(blockIdx.x / row_blocks % p.heads);
+    batch = static_cast<int>(blockIdx.x / row_blocks / p.heads);
+    seqlen_q = p.seqlen_q(batch);
+  }
+};
+
 /// Grid: one CTA per (row block, head, batch), flattened into x, row blocks fastest.
 template <class Element, int kHeadDim>
 __global__ void __launch_bounds__(kBwdRowThreads)
@@ -24,11 +40,7 @@ __global__ void __launch_bounds__(kBwdRowThreads)
   constexpr int kVectors = kHeadDim / 8;
   const BackwardParams& p = params.problem;
   const BwdWorkspace& ws = params.workspace;
-  const int row_blocks = (p.max_seqlen_q + kBwdRowsPerCta - 1) / kBwdRowsPerCta;
-  const int block = static_cast<int>(blockIdx.x % row_blocks);
-  const int head = static_cast<int>(blockIdx.x / row_blocks % p.heads);
-  const int batch = static_cast<int>(blockIdx.x / row_blocks / p.heads);
-  const int seqlen_q = p.seqlen_q(batch);
+  const auto [block, head, batch, seqlen_q] = BwdRowBlock(p);
   const int lane = threadIdx.x % 32;
 
   for (int row = block * kBwdRowsPerCta + threadIdx.x / 32; row < min(seqlen_q, (block + 1) * kBwdRowsPerCta);
