@@ -56,7 +56,8 @@ struct KVCacheArgs : AttentionArgs {
   int num_splits = 0;
   /// Optional device scratch of at least kvcache_workspace_size(*this) bytes for the CUDA decode kernels
   /// (rotated queries, split partials). Null: the call allocates and frees it on its stream
-  /// (cudaMallocAsync), which CUDA-graph capture of the call does not allow. Unused on the CPU.
+  /// (cudaMallocAsync), which puts allocation nodes into a CUDA graph that captures the call. Unused on the
+  /// CPU.
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
 };

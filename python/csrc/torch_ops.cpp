@@ -5,6 +5,7 @@
 #include <torch/extension.h>
 #include <torch/library.h>
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -19,7 +20,15 @@
 
 namespace {
 
-thread_local flashattn::RunInfo g_last_run;
+// The RunInfo of the last call in this process. Process-wide, not per thread: autograd runs the backward
+// on its own device thread, and a user asking what ran after loss.backward() means that call.
+std::mutex g_last_run_mutex;
+flashattn::RunInfo g_last_run;
+
+void record_run(const flashattn::RunInfo& info) {
+  const std::lock_guard<std::mutex> lock(g_last_run_mutex);
+  g_last_run = info;
+}
 
 flashattn::DType to_dtype(const at::Tensor& t, const char* name) {
   switch (t.scalar_type()) {
@@ -105,7 +114,7 @@ std::tuple<at::Tensor, at::Tensor> run_forward(flashattn::ForwardArgs& args, con
   place(args, q);
   flashattn::RunInfo info;
   check(flashattn::forward(args, &info));
-  g_last_run = info;
+  record_run(info);
   return {out, lse};
 }
 
@@ -136,7 +145,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_backward(flashattn::BackwardA
   place(args, q);
   flashattn::RunInfo info;
   check(flashattn::backward(args, &info));
-  g_last_run = info;
+  record_run(info);
   return {dq, dk, dv};
 }
 
@@ -242,24 +251,37 @@ std::tuple<at::Tensor, at::Tensor> fwd_kvcache(
   set_options(args, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes);
   const c10::OptionalDeviceGuard guard(q.device());
   place(args, q);
+  // Scratch from PyTorch's caching allocator: under CUDA-graph capture it comes from the graph's pool, so
+  // a captured decode step holds no allocation nodes.
+  at::Tensor workspace;
+  if (const std::size_t bytes = flashattn::kvcache_workspace_size(args); bytes > 0) {
+    workspace = at::empty({static_cast<int64_t>(bytes)}, q.options().dtype(at::kByte));
+    args.workspace = workspace.data_ptr();
+    args.workspace_bytes = bytes;
+  }
 
   flashattn::RunInfo info;
   check(flashattn::forward_kvcache(args, &info));
-  g_last_run = info;
+  record_run(info);
   return {out, lse};
 }
 
 pybind11::dict last_run() {
+  flashattn::RunInfo run;
+  {
+    const std::lock_guard<std::mutex> lock(g_last_run_mutex);
+    run = g_last_run;
+  }
   pybind11::dict d;
-  d["backend"] = flashattn::to_string(g_last_run.backend);
-  d["kernel"] = g_last_run.kernel;
-  d["block_m"] = g_last_run.block_m;
-  d["block_n"] = g_last_run.block_n;
-  d["num_ctas"] = g_last_run.num_ctas;
-  d["num_splits"] = g_last_run.num_splits;
-  d["launched"] = g_last_run.launched;
-  d["fell_back"] = g_last_run.fell_back;
-  d["fallback_reason"] = g_last_run.fallback_reason;
+  d["backend"] = flashattn::to_string(run.backend);
+  d["kernel"] = run.kernel;
+  d["block_m"] = run.block_m;
+  d["block_n"] = run.block_n;
+  d["num_ctas"] = run.num_ctas;
+  d["num_splits"] = run.num_splits;
+  d["launched"] = run.launched;
+  d["fell_back"] = run.fell_back;
+  d["fallback_reason"] = run.fallback_reason;
   return d;
 }
 
@@ -317,6 +339,6 @@ TORCH_LIBRARY_IMPL(flashattn, CUDA, m) {
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "flashattn's compiled ops (registered under torch.ops.flashattn)";
-  m.def("last_run", &last_run, "RunInfo of the last call on this thread, as a dict");
+  m.def("last_run", &last_run, "RunInfo of the last call in this process, as a dict");
   m.def("fallback_count", &flashattn::fallback_count, "fallbacks taken by this process so far");
 }

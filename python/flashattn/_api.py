@@ -206,7 +206,7 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, k=None, v=None, rotary_cos=None
 
 
 def last_run():
-    """What ran in this thread's last call: backend, kernel, tiles, splits, and any fallback with its reason."""
+    """What ran in this process's last call (a backward included: autograd runs it on its own thread): backend, kernel, tiles, splits, and any fallback with its reason."""
     return _C.last_run()
 
 

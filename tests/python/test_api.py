@@ -216,7 +216,7 @@ def test_flash_attn_varlen_func_forward_and_gradients(device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_packed_functions_match_the_unpacked_one(device):
     dtype = dtypes(device)[0]
-    qkv = torch.randn(2, 20, 3, 4, 32, device=device, dtype=dtype)
+    qkv = torch.randn(2, 20, 3, 4, 64, device=device, dtype=dtype)
     q, k, v = qkv.unbind(dim=2)
     expected = flashattn.flash_attn_func(q, k, v, causal=True)
     assert torch.equal(flashattn.flash_attn_qkvpacked_func(qkv, causal=True), expected)

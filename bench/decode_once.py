@@ -1,0 +1,45 @@
+"""Runs one decode shape of bench/peers.py's decode grid a few times, for a profiler to attach to.
+
+    ncu --clock-control none --set full -k regex:decode --launch-skip 2 -c 2 \
+        python3 bench/decode_once.py --batch 64 --length 32768 [--page-size 16]
+
+One new query token over a full cache: Hq = 32, Hkv = 8, D = 128, bf16 (the issue's decode grid); the cache
+is dense (B, L, Hkv, D) or, with --page-size, those rows in shuffled pages. Prints what ran (last_run).
+"""
+import argparse
+
+import torch
+
+import flashattn
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--length", type=int, default=1024)
+    parser.add_argument("--page-size", type=int, default=0)
+    parser.add_argument("--runs", type=int, default=4)
+    args = parser.parse_args()
+
+    torch.manual_seed(0)
+    heads, heads_kv, dim = 32, 8, 128
+    q = torch.randn(args.batch, 1, heads, dim, dtype=torch.bfloat16, device="cuda")
+    k, v = (torch.randn(args.batch, args.length, heads_kv, dim, dtype=torch.bfloat16, device="cuda") for _ in range(2))
+    table = None
+    if args.page_size:
+        pages = args.length // args.page_size
+        order = torch.randperm(args.batch * pages, device="cuda")
+        table = order.view(args.batch, pages).to(torch.int32)
+        k_pages, v_pages = (torch.empty_like(x).view((args.batch * pages, args.page_size) + x.shape[2:]) for x in (k, v))
+        k_pages[order] = k.reshape(k_pages.shape)
+        v_pages[order] = v.reshape(v_pages.shape)
+        k, v = k_pages, v_pages
+    seqlens = torch.full((args.batch,), args.length, dtype=torch.int32, device="cuda")
+    for _ in range(args.runs):
+        flashattn.flash_attn_with_kvcache(q, k, v, cache_seqlens=seqlens, block_table=table)
+    torch.cuda.synchronize()
+    print(flashattn.last_run())
+
+
+if __name__ == "__main__":
+    main()
