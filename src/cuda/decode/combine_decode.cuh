@@ -20,6 +20,12 @@ __global__ void __launch_bounds__(kWarps * 32)
   constexpr int kGroupsPerLane = (kGroups + 31) / 32;
   static_assert(kHeadDimV % 4 == 0, "rows are float4 groups");
   const ForwardParams& p = params.fwd.problem;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Launched as a programmatic dependent of the decode kernel (sm90+): this CTA may start before the decode
+  // grid ends, so it waits here for that grid's completion and memory before reading any partial. A
+  // no-op for an ordinary launch.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   const std::int64_t row = std::int64_t{blockIdx.x} * kWarps + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (row >= params.partial_rows) return;
@@ -40,10 +46,12 @@ __global__ void __launch_bounds__(kWarps * 32)
 
   float4 acc[kGroupsPerLane];
   for (int g = 0; g < kGroupsPerLane; ++g) acc[g] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  // No branch in the body, so the unrolled iterations' loads are all in flight together instead of one L2
+  // round trip per split. An empty split's O is 0 (finite) and weighs 0.
+#pragma unroll 4
   for (int s = 0; s < splits; ++s) {
     const float lse = lse_partial[s * params.partial_rows];
-    if (sum == 0.0f || lse == -INFINITY) continue;  // an empty split's O is 0 and weighs 0
-    const float weight = expf(lse - max_lse) * inverse;
+    const float weight = lse == -INFINITY ? 0.0f : expf(lse - max_lse) * inverse;
     const float4* o =
         reinterpret_cast<const float4*>(params.o_partial + (s * params.partial_rows + row) * kHeadDimV);
 #pragma unroll

@@ -44,6 +44,14 @@ __global__ void __launch_bounds__(DecodeLayouts<Element, kHeadDim>::kThreads,
   work.head_kv = static_cast<int>(index % p.heads_kv);
   work.batch = static_cast<int>(index / p.heads_kv);
   work.row0 = row_block * Layouts::kBlockM;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The split combine is launched as this grid's programmatic dependent: once every CTA of this grid has
+  // started, its CTAs may launch (they wait for this grid's results in griddepcontrol.wait), which hides
+  // the combine's launch latency behind this grid's tail.
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+  // Q first: it does not depend on the sequence length, whose load is the next round trip to memory.
+  Mainloop::load_q(params, smem, work);
   work.seqlen_k = p.seqlen_k(work.batch);
   const KeyRange range(p, params.seqlen_q, work.seqlen_k);
 

@@ -148,9 +148,21 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
     if (combine_ctas > std::numeric_limits<std::int32_t>::max()) {
       return {StatusCode::unsupported, "q: B * H * Sq must stay below 2^33 for the split combine"};
     }
-    combine_decode_kernel<Element, kHeadDim, kCombineWarps>
-        <<<static_cast<unsigned>(combine_ctas), kCombineWarps * 32, 0, stream>>>(decode);
-    error = cudaGetLastError();
+    // Programmatic dependent launch on sm90 and newer (see the griddepcontrol instructions of both kernels):
+    // the combine's launch overlaps the decode grid's tail. Stream order is unchanged for everything else.
+    int major = 0;
+    error = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, args.device.index);
+    if (error != cudaSuccess) return cuda_error("cudaDeviceGetAttribute(compute capability)", error);
+    cudaLaunchAttribute dependent;
+    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(combine_ctas));
+    config.blockDim = dim3(kCombineWarps * 32);
+    config.stream = stream;
+    config.attrs = major >= 9 ? &dependent : nullptr;
+    config.numAttrs = major >= 9 ? 1 : 0;
+    error = cudaLaunchKernelEx(&config, combine_decode_kernel<Element, kHeadDim, kCombineWarps>, decode);
     if (error != cudaSuccess) return cuda_error("combine_decode launch", error);
   }
   return {};

@@ -64,7 +64,8 @@ struct DecodeMainloopSm80 {
     int key_end;
   };
 
-  /// Issues the loads of the CTA's 16 packed query rows (rows past the last are zero-filled).
+  /// Issues the loads of the CTA's 16 packed query rows (rows past the last are zero-filled); they are
+  /// committed with the first tile's group by run(), which must follow.
   __device__ __forceinline__ static void load_q(const DecodeKernelParams& params,
                                                 typename Layouts::SharedStorage& smem, const Work& work) {
     using namespace cute;
@@ -171,7 +172,8 @@ struct DecodeMainloopSm80 {
         tScS_rc, work.row0, params.rows, params.group, work.head_kv * params.group, range,
         params.fwd.has_alibi ? p.alibi_slopes + work.batch * p.alibi_batch_stride : nullptr);
 
-    load_q(params, smem, work);
+    // Q's loads were issued by the kernel (load_q) before it read the sequence length: they join the first
+    // group committed here.
     CUTE_UNROLL
     for (int s = 0; s < kStages - 1; ++s) {
       if (work.n_begin + s < work.n_end) load_kv_tile(params, smem, cache, work, work.n_begin + s, s);
