@@ -437,6 +437,10 @@ def bench_decode_point(args, impls, dtype, point):
             out = run()
             torch.cuda.synchronize()
             row["kernel"] = kernel()
+            if name.startswith("flashattn"):
+                import flashattn
+
+                row["num_splits"] = flashattn.last_run()["num_splits"]  # the split heuristic's choice
             row["verified"], row["max_abs_err"] = verify(out, ref, base)
             row["ms_median"], row["ms_p10"], row["ms_p90"] = time_ms(run, args.samples, graph=True)
             row["us_median"] = row["ms_median"] * 1e3
