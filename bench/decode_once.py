@@ -19,6 +19,8 @@ def main():
     parser.add_argument("--length", type=int, default=1024)
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--runs", type=int, default=4)
+    parser.add_argument("--time", type=int, default=0,
+                        help="also time this many calls: back to back, then each after an L2 flush (us/call)")
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -35,10 +37,32 @@ def main():
         v_pages[order] = v.reshape(v_pages.shape)
         k, v = k_pages, v_pages
     seqlens = torch.full((args.batch,), args.length, dtype=torch.int32, device="cuda")
-    for _ in range(args.runs):
+    def call():
         flashattn.flash_attn_with_kvcache(q, k, v, cache_seqlens=seqlens, block_table=table)
+
+    for _ in range(args.runs):
+        call()
     torch.cuda.synchronize()
     print(flashattn.last_run())
+    if args.time:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(args.time):
+            call()
+        end.record()
+        torch.cuda.synchronize()
+        print(f"back to back: {start.elapsed_time(end) * 1e3 / args.time:.1f} us/call")
+        scratch = torch.empty(2 ** 29, dtype=torch.uint8, device="cuda")  # 512 MiB, well past the L2
+        times = []
+        for _ in range(args.time):
+            scratch.zero_()
+            start.record()
+            call()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end) * 1e3)
+        times.sort()
+        print(f"after an L2 flush: {times[len(times) // 2]:.1f} us/call (median of {args.time})")
 
 
 if __name__ == "__main__":
