@@ -20,7 +20,7 @@ def main():
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--runs", type=int, default=4)
     parser.add_argument("--time", type=int, default=0,
-                        help="also time this many calls: back to back, then each after an L2 flush (us/call)")
+                        help="also time this many calls: back to back, each after an L2 flush, and replayed from a CUDA graph (us/call)")
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -63,6 +63,19 @@ def main():
             times.append(start.elapsed_time(end) * 1e3)
         times.sort()
         print(f"after an L2 flush: {times[len(times) // 2]:.1f} us/call (median of {args.time})")
+        # The same call replayed from a CUDA graph, as bench/peers.py times it.
+        graph, stream = torch.cuda.CUDAGraph(), torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            call()
+            with torch.cuda.graph(graph, stream=stream):
+                call()
+        torch.cuda.synchronize()
+        start.record()
+        for _ in range(args.time):
+            graph.replay()
+        end.record()
+        torch.cuda.synchronize()
+        print(f"graph replay, back to back: {start.elapsed_time(end) * 1e3 / args.time:.1f} us/call")
 
 
 if __name__ == "__main__":
