@@ -36,6 +36,14 @@ _FWD_OPTIONS = ("softmax_scale", "causal", "window_left", "window_right", "softc
                 "deterministic", "path")
 
 
+def _kernel_ready(t):
+    """t itself when the kernels take its layout (unit last stride, other strides and offset whole 16-byte
+    rows of 2-byte elements), else a contiguous copy: a transposed dO needs no copy."""
+    if t.stride(-1) == 1 and t.storage_offset() % 8 == 0 and all(s % 8 == 0 for s in t.stride()[:-1]):
+        return t
+    return t.contiguous()
+
+
 def _fwd_setup_context(ctx, inputs, output):
     q, k, v, *options = inputs
     out, lse = output
@@ -47,7 +55,7 @@ def _fwd_backward(ctx, dout, dlse):
     del dlse  # lse is not differentiated
     q, k, v, out, lse = ctx.saved_tensors
     o = ctx.options
-    dq, dk, dv = torch.ops.flashattn.bwd(dout.contiguous(), q, k, v, out, lse, o["softmax_scale"], o["causal"],
+    dq, dk, dv = torch.ops.flashattn.bwd(_kernel_ready(dout), q, k, v, out, lse, o["softmax_scale"], o["causal"],
                                          o["window_left"], o["window_right"], o["softcap"], o["alibi_slopes"],
                                          o["deterministic"], o["path"])
     return (dq, dk, dv) + (None,) * len(_FWD_OPTIONS)
@@ -84,7 +92,7 @@ def _fwd_varlen_setup_context(ctx, inputs, output):
 def _fwd_varlen_backward(ctx, dout, dlse):
     del dlse  # lse is not differentiated
     q, k, v, out, lse = ctx.saved_tensors
-    dq, dk, dv = torch.ops.flashattn.bwd_varlen(dout.contiguous(), q, k, v, out, lse, *ctx.rest)
+    dq, dk, dv = torch.ops.flashattn.bwd_varlen(_kernel_ready(dout), q, k, v, out, lse, *ctx.rest)
     return (dq, dk, dv) + (None,) * len(ctx.rest)
 
 

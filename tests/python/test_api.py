@@ -128,19 +128,43 @@ def test_flash_attn_with_kvcache_appends_and_attends(device, page_size):
         assert torch.equal(appended_k[b, length:length + new], k_new[b])
 
 
-def test_ops_pass_opcheck():
+@pytest.mark.parametrize("device", DEVICES)
+def test_ops_pass_opcheck(device):
     torch.manual_seed(3)
-    q = torch.randn(2, 9, 4, 32)
-    k, v = torch.randn(2, 11, 2, 32), torch.randn(2, 11, 2, 32)
+    options = {"device": device, "dtype": dtypes(device)[0]}
+    q = torch.randn(2, 9, 4, 64, **options)
+    k, v = torch.randn(2, 11, 2, 64, **options), torch.randn(2, 11, 2, 64, **options)
     torch.library.opcheck(torch.ops.flashattn.fwd.default, (q, k, v), {"causal": True})
     out, lse = torch.ops.flashattn.fwd(q, k, v, None, True)
     torch.library.opcheck(torch.ops.flashattn.bwd.default, (torch.randn_like(out), q, k, v, out, lse),
                           {"causal": True})
-    k_cache, v_cache = torch.randn(2, 32, 2, 32), torch.randn(2, 32, 2, 32)
-    seqlens = torch.tensor([3, 20], dtype=torch.int32)
-    k_new, v_new = torch.randn(2, 9, 2, 32), torch.randn(2, 9, 2, 32)
+    k_cache, v_cache = torch.randn(2, 32, 2, 64, **options), torch.randn(2, 32, 2, 64, **options)
+    seqlens = torch.tensor([3, 20], dtype=torch.int32, device=device)
+    k_new, v_new = torch.randn(2, 9, 2, 64, **options), torch.randn(2, 9, 2, 64, **options)
     torch.library.opcheck(torch.ops.flashattn.fwd_kvcache.default, (q, k_cache, v_cache, seqlens, k_new, v_new),
                           {"causal": True})
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_non_contiguous_inputs(device):
+    """Views with batch, sequence and head strides of their own (a (B, H, S, D) tensor seen as (B, S, H, D),
+    K and V sliced out of one packed tensor) give the result of their contiguous copies."""
+    torch.manual_seed(7)
+    dtype = dtypes(device)[0]
+    q = torch.randn(2, 4, 29, 64, device=device, dtype=dtype).transpose(1, 2).requires_grad_()
+    kv = torch.randn(2, 41, 2, 2, 64, device=device, dtype=dtype)
+    k, v = kv[:, :, 0].requires_grad_(), kv[:, :, 1].requires_grad_()
+    assert not (q.is_contiguous() or k.is_contiguous() or v.is_contiguous())
+    grad = torch.randn(2, 29, 4, 64, device=device, dtype=dtype).transpose(0, 1).contiguous().transpose(0, 1)
+    out = flashattn.flash_attn_func(q, k, v, causal=True)
+    out.backward(grad)
+    qc, kc, vc = (x.detach().contiguous().requires_grad_() for x in (q, k, v))
+    expected = flashattn.flash_attn_func(qc, kc, vc, causal=True)
+    expected.backward(grad.contiguous())
+    tol = tolerance(dtype)
+    torch.testing.assert_close(out, expected, atol=tol, rtol=tol)
+    for mine, theirs in ((q.grad, qc.grad), (k.grad, kc.grad), (v.grad, vc.grad)):
+        torch.testing.assert_close(mine, theirs, atol=tol, rtol=tol)
 
 
 def test_drop_in_for_flash_attn():
@@ -278,3 +302,28 @@ def test_cuda_graph_capture_and_replay():
     for mine, theirs in zip(captured, expected):
         assert torch.equal(mine, theirs)
     assert torch.equal(k_cache, k_cache_after) and torch.equal(v_cache, v_cache_after)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA kernels need a GPU")
+def test_kernels_are_named_in_the_profiler():
+    """The PyTorch profiler shows which flashattn kernel family ran, matching last_run()."""
+    q, k, v = (torch.randn(1, 256, 4, 64, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+               for _ in range(3))
+    k_cache = torch.randn(1, 256, 4, 64, device="cuda", dtype=torch.bfloat16)
+    seqlens = torch.tensor([200], dtype=torch.int32, device="cuda")
+    ran = []
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+        out = flashattn.flash_attn_func(q, k, v, causal=True)
+        ran.append(flashattn.last_run()["kernel"])
+        out.sum().backward()
+        ran.append(flashattn.last_run()["kernel"])
+        flashattn.flash_attn_with_kvcache(q.detach()[:, :1], k_cache, k_cache, cache_seqlens=seqlens)
+        ran.append(flashattn.last_run()["kernel"])
+        torch.cuda.synchronize()
+    names = [event.name for event in profile.events() if "flashattn::" in event.name]
+    # last_run names a key such as fwd_sm90_bf16_hd64; its kernel is flashattn::cuda::sm90::fwd_sm90_kernel<...>
+    # (the decode family's kvcache_sm80 key runs decode_sm80_kernel).
+    for key in ran:
+        op, arch = key.split("_")[:2]
+        family = f"{'decode' if op == 'kvcache' else op}_{arch}_kernel"
+        assert any(family in name for name in names), (key, sorted(set(names)))
