@@ -1,6 +1,8 @@
 #include "testing/check.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -164,6 +166,48 @@ bool reruns_bitwise_equal(const Case& c, Op op, const Target& target, int reruns
     }
   }
   return true;
+}
+
+std::string backward_rerun_differences(const Case& c, const Target& target, int reruns) {
+  DeviceTensors device(target.device);
+  if (!device.supported().ok()) return "device: " + device.supported().to_string();
+  CaseTensors t = make_case_tensors(c, Op::backward);
+  const ForwardArgs fwd = forward_args(c, t, device, target);
+  BackwardArgs bwd = backward_args(c, t, device, target);
+  bwd.deterministic = false;
+  std::vector<std::vector<std::byte>> first_fixed;  // out, lse, dk, dv
+  std::vector<double> first_dq;
+  double dq_magnitude = 0.0;
+  for (int run = 0; run < reruns; ++run) {
+    for (HostTensor* tensor : {&t.out, &t.lse, &t.dq, &t.dk, &t.dv}) {
+      if (tensor->present()) tensor->poison();
+    }
+    device.upload_outputs();
+    if (const Status s = forward(fwd); !s.ok()) return "forward: " + s.to_string();
+    if (const Status s = backward(bwd); !s.ok()) return "backward: " + s.to_string();
+    device.download_outputs();
+    std::vector<std::vector<std::byte>> fixed;
+    for (const HostTensor* tensor : {&t.out, &t.lse, &t.dk, &t.dv}) {
+      if (tensor->present()) fixed.emplace_back(tensor->bytes(), tensor->bytes() + tensor->size_bytes());
+    }
+    std::vector<double> dq = read_operand(t.dq, t.q_layout, t.problem.total_q(), t.problem.heads,
+                                          t.problem.head_dim);
+    if (run == 0) {
+      first_fixed = std::move(fixed);
+      first_dq = std::move(dq);
+      for (double value : first_dq) dq_magnitude = std::max(dq_magnitude, std::abs(value));
+      continue;
+    }
+    if (fixed != first_fixed) return "run " + std::to_string(run) + ": out, lse, dK or dV changed";
+    for (std::size_t i = 0; i < dq.size(); ++i) {
+      const double bound = std::ldexp(std::abs(first_dq[i]), -6) + std::ldexp(dq_magnitude, -10);
+      if (!(std::abs(dq[i] - first_dq[i]) <= bound)) {
+        return "run " + std::to_string(run) + ": dQ element " + std::to_string(i) + " " +
+               std::to_string(dq[i]) + " vs " + std::to_string(first_dq[i]);
+      }
+    }
+  }
+  return {};
 }
 
 std::string summary(const CaseResult& result) {

@@ -58,4 +58,12 @@ std::string summary(const CaseResult& result);
 /// Runs `c` `reruns` times on the same inputs and reports whether every output is bitwise identical.
 bool reruns_bitwise_equal(const Case& c, Op op, const Target& target, int reruns);
 
+/// Runs the forward and the backward (deterministic = false) of `c` `reruns` times on the same inputs and
+/// reports whether out, lse, dK and dV are bitwise identical every time (each is a sum in a fixed order)
+/// and dQ, whose fp32 additions arrive in any order, differs from the first run by rounding only: every
+/// element within 2^-6 of its first value plus 2^-10 of the first dQ's largest magnitude (a few ulp of
+/// bf16 or fp16 after the conversion, with room for cancellation near zero). An empty string when so, else
+/// what differed first.
+std::string backward_rerun_differences(const Case& c, const Target& target, int reruns);
+
 }  // namespace flashattn::testing

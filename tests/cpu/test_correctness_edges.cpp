@@ -329,5 +329,18 @@ TEST(Determinism, BackwardRerunsAreBitwiseEqual) {
   EXPECT_TRUE(reruns_bitwise_equal(varlen, Op::backward, Target{}, 3));
 }
 
+// The race check the GPU suites run (backward_rerun_differences), on the CPU backend: its reruns agree, and
+// it reads dQ through a strided varlen layout.
+TEST(Determinism, BackwardRerunDifferencesAreEmptyOnTheCpu) {
+  Case c = dense_case(DType::bf16, 129, 200);
+  c.causal = true;
+  EXPECT_EQ(backward_rerun_differences(c, Target{}, 3), "");
+  Case varlen = dense_case(DType::fp16, 0, 0);
+  varlen.seqlens_q = {5, 0, 70};
+  varlen.seqlens_k = {9, 3, 130};
+  varlen.strided = true;
+  EXPECT_EQ(backward_rerun_differences(varlen, Target{}, 2), "");
+}
+
 }  // namespace
 }  // namespace flashattn::testing
