@@ -44,9 +44,7 @@ set_property(CACHE FLASHATTN_SM90_ABLATION PROPERTY STRINGS none no_pingpong no_
 function(flashattn_add_cuda_sources target)
   file(GLOB_RECURSE cuda_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu ${PROJECT_SOURCE_DIR}/src/cuda/*.cpp)
   target_sources(${target} PRIVATE ${cuda_sources})
-  # CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED: CuTe's wgmma selectors then take every N that is a multiple of 8
-  # (e.g. a 112-key tile is one m64n112 instruction per k-step, not seven m64n16 ones).
-  target_compile_definitions(${target} PRIVATE FLASHATTN_WITH_CUDA=1 CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)
+  target_compile_definitions(${target} PRIVATE FLASHATTN_WITH_CUDA=1)
   target_link_libraries(${target} PRIVATE CUDA::cudart)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
   if(NOT FLASHATTN_SM90_ABLATION STREQUAL "none")
@@ -104,6 +102,17 @@ function(flashattn_add_cuda_sources target)
                           CUDA_COMPILER_LAUNCHER ${PROJECT_SOURCE_DIR}/cmake/time_compile.sh)
     target_include_directories(${target}_sm90_kernels PRIVATE $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
     target_compile_definitions(${target}_sm90_kernels PRIVATE $<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>)
+    # CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED: CuTe's wgmma selectors then take every N that is a multiple of
+    # 8 (the D = 192 tile's 112 keys are one m64n112 instruction per k-step, not seven m64n16 ones). Only
+    # in the TUs whose tiles need it (layouts_fwd_sm90.cuh static_asserts the rest): the extra
+    # specialisations cost every TU that includes CuTe ~14 s of cudafe++ and ~7 s of cicc per arch
+    # (docs/PERF.md, build time). No N is instantiated both with and without it.
+    set(extended_shape_kernels ${hopper_kernels})
+    list(FILTER extended_shape_kernels INCLUDE REGEX "fwd_sm90_[a-z0-9]+_hd192\\.cu$")
+    if(extended_shape_kernels)
+      set_property(SOURCE ${extended_shape_kernels} APPEND PROPERTY COMPILE_DEFINITIONS
+                   CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)
+    endif()
     target_compile_options(${target}_sm90_kernels PRIVATE $<TARGET_PROPERTY:${target},COMPILE_OPTIONS>)
     target_link_libraries(${target}_sm90_kernels PRIVATE CUDA::cudart)
     target_sources(${target} PRIVATE $<TARGET_OBJECTS:${target}_sm90_kernels>)

@@ -21,6 +21,7 @@
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
 #include "cuda/sm90/tile_bwd_sm90.hpp"
+#include "cuda/sm90/wgmma_shapes.hpp"
 
 namespace flashattn::cuda::sm90 {
 
@@ -37,6 +38,10 @@ struct BwdLayoutsSm90 {
   /// Head-dim columns of dQ per consumer warpgroup.
   static constexpr int kHeadDimPerWarpGroup = kHeadDim / kConsumerWarpGroups;
   static_assert(kBlockN == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 keys");
+  static_assert(
+      wgmma_n_is_one_instruction(kBlockM) && wgmma_n_is_one_instruction(kHeadDim) &&
+          wgmma_n_is_one_instruction(kHeadDimPerWarpGroup),
+      "a GEMM width needs CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED in this TU (cmake/FlashattnCuda.cmake)");
   static_assert(kBlockM % 64 == 0 && kBlockM <= 256,
                 "BLOCK_M: the N of Sᵀ (<= 256) and the width of dS's 64-row MN-major swizzle atom");
   static_assert(kHeadDim % 64 == 0 && kHeadDim <= 256,

@@ -11,6 +11,7 @@
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
 #include "cuda/sm90/tile_fwd_sm90.hpp"
+#include "cuda/sm90/wgmma_shapes.hpp"
 
 namespace flashattn::cuda::sm90 {
 
@@ -31,6 +32,9 @@ struct FwdLayoutsSm90 {
                 "rows of a multiple of 32 elements (64 B) fill a 64- or 128-byte swizzle atom");
   static_assert(kBlockN % 16 == 0 && kBlockN <= 256, "wgmma N of Q·Kᵀ: a multiple of 16, at most 256");
   static_assert(kHeadDim <= 256, "wgmma N of P·V is the head dim: at most 256");
+  static_assert(
+      wgmma_n_is_one_instruction(kBlockN) && wgmma_n_is_one_instruction(kHeadDim),
+      "a GEMM width needs CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED in this TU (cmake/FlashattnCuda.cmake)");
 
   // ---- Tensor cores: consumer warpgroup w computes rows [64 w, 64 w + 64) of both products.
   using AtomLayout = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
