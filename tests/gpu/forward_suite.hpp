@@ -1,9 +1,11 @@
-// The checks every CUDA forward path must pass, shared by the per-path suites (test_forward_sm80.cpp,
-// test_forward_sm90.cpp): the oracle sweep and bitwise-identical reruns, on a Target that forces the path.
+// The checks every CUDA path must pass, shared by the per-path suites (test_forward_sm80/sm90.cpp,
+// test_backward_sm80/sm90.cpp): the oracle sweep and bitwise-identical reruns, on a Target that forces
+// the path, and the dense GQA case the backward suites build their regression cases from.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -21,19 +23,39 @@ inline Tier tier_from_environment() {
   return name == "stress" ? Tier::stress : name == "full" ? Tier::full : Tier::quick;
 }
 
-/// Every case of the sweep for `caps` on `target` passes the calibrated rule against the fp64 oracle.
-inline void expect_sweep_matches_oracle(const Capabilities& caps, const Target& target) {
-  const std::vector<Case> cases = sweep(tier_from_environment(), Op::forward, caps);
-  ASSERT_FALSE(cases.empty());
+/// Every case passes the calibrated rule against the fp64 oracle through `op` on `target`.
+inline void expect_all_pass(const std::vector<Case>& cases, Op op, const Target& target) {
   int failures = 0;
   for (const Case& c : cases) {
-    const CaseResult result = run_case(c, Op::forward, target);
+    const CaseResult result = run_case(c, op, target);
     if (!result.status.ok() || !result.passed) {
       ++failures;
       ADD_FAILURE() << summary(result);
     }
   }
   EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
+}
+
+/// Every case of the sweep of `op` for `caps` on `target` passes the calibrated rule against the oracle.
+inline void expect_sweep_matches_oracle(const Capabilities& caps, const Target& target, Op op = Op::forward) {
+  const std::vector<Case> cases = sweep(tier_from_environment(), op, caps);
+  ASSERT_FALSE(cases.empty());
+  expect_all_pass(cases, op, target);
+}
+
+/// A dense GQA case (B 2, H 4, Hk 2) of the first built dtype.
+inline Case dense_gqa_case(const Capabilities& caps, int head_dim, int seqlen_q, int seqlen_k,
+                           std::uint64_t seed) {
+  Case c;
+  c.dtype = caps.dtypes.front();
+  c.head_dim = head_dim;
+  c.batch = 2;
+  c.heads = 4;
+  c.heads_kv = 2;
+  c.seqlen_q = seqlen_q;
+  c.seqlen_k = seqlen_k;
+  c.seed = seed;
+  return c;
 }
 
 /// The cases reruns are compared on: a dense causal GQA case with many key blocks per query block, and a

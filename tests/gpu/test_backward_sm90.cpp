@@ -32,38 +32,19 @@ std::uint64_t next_seed() {
   return ++seed;
 }
 
-/// Every case passes the calibrated rule against the oracle on the Hopper path.
+/// Every case passes the calibrated rule against the oracle on this suite's path.
 void expect_all_pass(const std::vector<Case>& cases) {
-  int failures = 0;
-  for (const Case& c : cases) {
-    const CaseResult result = run_case(c, Op::backward, kHopper);
-    if (!result.status.ok() || !result.passed) {
-      ++failures;
-      ADD_FAILURE() << summary(result);
-    }
-  }
-  EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
+  flashattn::testing::expect_all_pass(cases, Op::backward, kHopper);
 }
 
-/// A dense GQA case of the first built dtype.
+/// A dense GQA case of the first built dtype, with this suite's next seed.
 Case dense(const Capabilities& caps, int head_dim, int seqlen_q, int seqlen_k) {
-  Case c;
-  c.dtype = caps.dtypes.front();
-  c.head_dim = head_dim;
-  c.batch = 2;
-  c.heads = 4;
-  c.heads_kv = 2;
-  c.seqlen_q = seqlen_q;
-  c.seqlen_k = seqlen_k;
-  c.seed = next_seed();
-  return c;
+  return dense_gqa_case(caps, head_dim, seqlen_q, seqlen_k, next_seed());
 }
 
 TEST(CudaBackwardSm90, SweepMatchesOracle) {
   HOPPER_CAPABILITIES_OR_SKIP(caps);
-  const std::vector<Case> cases = sweep(tier_from_environment(), Op::backward, caps);
-  ASSERT_FALSE(cases.empty());
-  expect_all_pass(cases);
+  expect_sweep_matches_oracle(caps, kHopper, Op::backward);
 }
 
 // Few query rows against many keys with inputs x5: large logits, a P concentrated on few keys, and query
