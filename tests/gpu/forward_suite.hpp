@@ -10,10 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "flashattn/device.hpp"
 #include "testing/check.hpp"
 #include "testing/sweeps.hpp"
 
 namespace flashattn::testing {
+
+/// Skips the test unless device 0 is sm90 and this build has an sm90 kernel for `op` (Op::forward or
+/// Op::backward); else declares `caps`, what those kernels cover.
+#define HOPPER_CAPABILITIES_OR_SKIP(caps, op)                                                \
+  const auto props_ = cuda_device_properties(0);                                             \
+  if (!props_ || props_->sm_major != 9) GTEST_SKIP() << "no sm90 CUDA device is visible";    \
+  const Capabilities caps = capabilities(Device{DeviceKind::cuda, 0}, CudaPath::hopper, op); \
+  if (caps.dtypes.empty())                                                                   \
+  GTEST_SKIP() << "no sm90 " << to_string(op) << " kernel is built (FLASHATTN_CUDA_ARCHS)"
 
 /// FLASHATTN_GPU_TIER=full|stress widens the sweep (scripts/gpu); quick otherwise.
 inline Tier tier_from_environment() {

@@ -19,13 +19,6 @@ namespace {
 constexpr Device kDevice{DeviceKind::cuda, 0};
 constexpr Target kHopper{kDevice, CudaPath::hopper, 0};
 
-/// Skips unless device 0 is sm90 and this build has an sm90 backward kernel; else returns what it covers.
-#define HOPPER_CAPABILITIES_OR_SKIP(caps)                                                 \
-  const auto props_ = cuda_device_properties(0);                                          \
-  if (!props_ || props_->sm_major != 9) GTEST_SKIP() << "no sm90 CUDA device is visible"; \
-  const Capabilities caps = capabilities(kDevice, CudaPath::hopper, Op::backward);        \
-  if (caps.dtypes.empty()) GTEST_SKIP() << "no sm90 backward kernel is built (FLASHATTN_CUDA_ARCHS)"
-
 /// Seeds of the cases below, apart from the sweeps' (which start at 1'000'000) and the portable suite's.
 std::uint64_t next_seed() {
   static std::uint64_t seed = 91'000;
@@ -43,14 +36,14 @@ Case dense(const Capabilities& caps, int head_dim, int seqlen_q, int seqlen_k) {
 }
 
 TEST(CudaBackwardSm90, SweepMatchesOracle) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   expect_sweep_matches_oracle(caps, kHopper, Op::backward);
 }
 
 // Few query rows against many keys with inputs x5: large logits, a P concentrated on few keys, and query
 // blocks that are mostly past the sequence end.
 TEST(CudaBackwardSm90, ShortQueriesWithLargeLogits) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   std::vector<Case> cases;
   for (int head_dim : caps.head_dims) {
     for (int seqlen_q : {1, 2, 5, 17, 128}) {
@@ -67,7 +60,7 @@ TEST(CudaBackwardSm90, ShortQueriesWithLargeLogits) {
 // zero gradients, never NaN; empty sequences on either side. The tails of the last query and key blocks
 // of each sequence hold the next sequence's rows in shared memory unless the kernel zeroes them.
 TEST(CudaBackwardSm90, VarlenCausalRowsWithoutKeys) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   std::vector<Case> cases;
   for (DType dtype : caps.dtypes) {
     for (int head_dim : caps.head_dims) {
@@ -88,7 +81,7 @@ TEST(CudaBackwardSm90, VarlenCausalRowsWithoutKeys) {
 
 // Keys past seqused_k are read by no query and get zero gradients; their rows in k and v are poisoned.
 TEST(CudaBackwardSm90, VarlenUnusedKeys) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   std::vector<Case> cases;
   for (int head_dim : caps.head_dims) {
     Case c;
@@ -109,7 +102,7 @@ TEST(CudaBackwardSm90, VarlenUnusedKeys) {
 // Padded, permuted views for every tensor, dO included (its batch and sequence dimensions swapped in
 // memory), with NaN in the padding; with softcap and ALiBi, which take the transformed-score steps.
 TEST(CudaBackwardSm90, NonContiguousTensorsAndScoreMods) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   std::vector<Case> cases;
   for (int head_dim : caps.head_dims) {
     Case c = dense(caps, head_dim, 150, 211);
@@ -129,7 +122,7 @@ TEST(CudaBackwardSm90, NonContiguousTensorsAndScoreMods) {
 // Lengths that are not tile multiples (the partial last query and key blocks), with and without causal,
 // and MQA (8 query heads summed into one kv head's dK and dV).
 TEST(CudaBackwardSm90, LengthsOffTileMultiples) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   std::vector<Case> cases;
   for (int head_dim : caps.head_dims) {
     for (int length : {238, 1023}) {
@@ -147,7 +140,7 @@ TEST(CudaBackwardSm90, LengthsOffTileMultiples) {
 }
 
 TEST(CudaBackwardSm90, RunInfoNamesTheHopperKernel) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   const Case c = dense(caps, caps.head_dims.front(), 200, 300);
   // The automatic path takes the sm90 kernel whenever one is built for the key: no fallback.
   for (CudaPath path : {CudaPath::automatic, CudaPath::hopper}) {
@@ -166,7 +159,7 @@ TEST(CudaBackwardSm90, RunInfoNamesTheHopperKernel) {
 // deterministic = true: dQ, dK and dV bitwise identical over 50 reruns, for a dense causal GQA case with
 // many key blocks per query block and a varlen case with window, softcap, ALiBi and empty sequences.
 TEST(CudaBackwardSm90, DeterministicRerunsAreBitwiseIdentical) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   for (int head_dim : caps.head_dims) {
     Case gqa = dense(caps, head_dim, 1023, 1024);
     gqa.causal = true;
@@ -186,7 +179,7 @@ TEST(CudaBackwardSm90, DeterministicRerunsAreBitwiseIdentical) {
 // Races: a batch of 60 causal GQA sequences (many CTAs adding into the same dQ rows at once) rerun without
 // deterministic: out, lse, dK and dV bitwise identical every time, dQ equal up to rounding.
 TEST(CudaBackwardSm90, ABatchOf60IsStableAcrossReruns) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps);
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   for (int head_dim : caps.head_dims) {
     Case c = dense(caps, head_dim, 257, 384);
     c.batch = 60;
