@@ -1,6 +1,7 @@
 // flashattn — the Hopper backward kernel, warp-specialised: warpgroup 0 produces (one thread issues every
-// TMA load; the warpgroup gives most of its registers away with setmaxnreg), warpgroups 1 and 2 consume
-// (wgmma, the softmax recompute, dQ atomics and the epilogue; 240 registers each). One CTA owns BLOCK_N
+// TMA load, warp 1 adds dQ into the workspace by TMA reduce-add; the warpgroup gives most of its registers
+// away with setmaxnreg), warpgroups 1 and 2 consume (wgmma, the softmax recompute, dQ staged in shared
+// memory and the epilogue; 240 registers each). One CTA owns BLOCK_N
 // keys of one (batch, kv head): it loads K and V once, walks every query block of every query head of the
 // kv head's group that sees those keys, and writes dK and dV once — summed over the group in registers,
 // with no atomics and no separate reduction. Query blocks that see none of the keys are never loaded.
@@ -70,7 +71,9 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
 
   if (warp_group == 0) {
     cutlass::arch::warpgroup_reg_dealloc<kBwdProducerRegisters>();
+    const int warp = threadIdx.x / 32;
     if (threadIdx.x == 0) Mainloop::load(params, smem, pipeline, work);
+    if (warp == Mainloop::kDqWriterWarp) Mainloop::store_dq(params, smem, work);
     return;
   }
 

@@ -9,6 +9,7 @@
 //   dQ  = dS·K                 (BLOCK_M, HEAD_DIM), K mode BLOCK_N   SS: dS (shared, MN-major) and K
 //                                                                     (MN-major view); warpgroup w owns
 //                                                                     head-dim columns [w D/2, (w+1) D/2)
+// dQ leaves through shared memory (fp32, 128-byte swizzled) and a TMA reduce-add into the accumulator.
 // A transposed view is the same bytes read with the other major-ness: a K-major swizzle atom of 8 rows
 // of W elements is the MN-major atom of W x 8, so no product ever moves data to transpose it.
 #pragma once
@@ -97,6 +98,19 @@ struct BwdLayoutsSm90 {
           cute::Shape<cute::Int<kBlockN>, cute::Int<kBlockM>, cute::_2>{},
           cute::Stride<cute::Int<kBlockM>, cute::_1, cute::Int<kBlockM * kBlockN>>{})));  // (N, M, 2)
 
+  // dQ (BLOCK_M, HEAD_DIM) fp32, staged for the TMA reduce-add: 128-byte swizzled rows of 32 floats, so a
+  // warp's 8-byte stores of accumulator pairs (8 rows x 4 pairs) hit distinct banks. The atoms tile the
+  // rows first, so warpgroup w's columns [w D/2, (w+1) D/2) are one contiguous (BLOCK_M, D/2) block laid
+  // out as SmemLayoutdQWarpGroup: each warpgroup's half is one TMA box sequence of its own.
+  using SmemLayoutdQ = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<float>{},
+                                                    cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));
+  using SmemLayoutdQWarpGroup =
+      decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<float>{},
+                                   cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDimPerWarpGroup>>{}));
+  static_assert(kHeadDimPerWarpGroup % 32 == 0, "whole 128-byte rows of fp32 per warpgroup half of dQ");
+  static_assert(cute::cosize_v<SmemLayoutdQ> == kConsumerWarpGroups * cute::cosize_v<SmemLayoutdQWarpGroup>);
+  using SmemCopyAtomdQ = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<64>, float>;
+
   // Registers -> shared memory for dSᵀ: a thread's accumulator pairs are adjacent query rows, contiguous
   // in dS, so the copy vectorises to 32-bit stores.
   using SmemCopyAtomdS = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<32>, Element>;
@@ -110,6 +124,14 @@ struct BwdLayoutsSm90 {
   using TmaQ = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{},
                                             cute::take<0, 2>(SmemLayoutQ{})));                     // Q and dO
   using TmaK = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutK{}));  // K, V
+  // The fp32 dQ accumulator of the workspace as (tokens, head dim, heads): a warpgroup's box is
+  // (BLOCK_M, D/2) of one head. Rows past the tokens' extent are clipped.
+  using GmemShapedQ = cute::Shape<std::int32_t, std::int32_t, std::int32_t>;
+  using GmemTensordQ =
+      decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<float*>(nullptr)), GmemShapedQ{},
+                                 cute::Stride<std::int64_t, cute::_1, std::int64_t>{}));
+  using TmadQ =
+      decltype(cute::make_tma_copy(cute::SM90_TMA_REDUCE_ADD{}, GmemTensordQ{}, SmemLayoutdQWarpGroup{}));
   // A TMA box always delivers its full byte count (out-of-bounds rows arrive as zeros).
   static constexpr std::uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
   static constexpr std::uint32_t kTmaBytesK = kBlockN * kHeadDim * sizeof(Element);
@@ -124,6 +146,7 @@ struct BwdLayoutsSm90 {
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> k;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> v;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutdS>> ds;
+    alignas(1024) cute::array_aligned<float, cute::cosize_v<SmemLayoutdQ>> dq;
     float lse_log2[2][kBlockM];  ///< lse * log2(e) of the query rows of a step, double-buffered.
     float dsum[2][kBlockM];      ///< D = rowsum(dO ∘ O) of the same rows.
     typename PipelineQdO::SharedStorage pipeline_qdo;  ///< Q and dO of a step landed / were read.

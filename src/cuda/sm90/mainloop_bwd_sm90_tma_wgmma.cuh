@@ -6,23 +6,31 @@
 //   Sᵀ = K·Qᵀ; t = the forward's log2-domain score (scale, softcap, ALiBi, mask); Pᵀ = exp2(t - lse·log2 e)
 //   dPᵀ = V·dOᵀ;  dSᵀ = Pᵀ ∘ (dPᵀ - D) [∘ (1 - tanh²) with softcap]
 //   dV += Pᵀ·dO;  dK += dSᵀ·Q  (unscaled: the epilogue multiplies dK by the softmax scale)
-//   dQ  = dS·K, added to the workspace with fp32 atomics (two floats per instruction)
+//   dQ  = dS·K, staged in shared memory and added to the workspace by a TMA reduce-add
 //
-// Producer (one thread of the producer warpgroup): TMA-loads K and V once (one transaction barrier), then
-// Q and dO of every step into a ring of kStages stages guarded by a CUTLASS PipelineTmaAsync (full: both
-// tiles' bytes landed; empty: every consumer thread is done reading the stage, i.e. its dV and dK
-// wgmmas completed).
+// Producer warp 0 (one thread): TMA-loads K and V once (one transaction barrier), then Q and dO of every
+// step into a ring of kStages stages guarded by a CUTLASS PipelineTmaAsync (full: both tiles' bytes
+// landed; empty: every consumer thread is done reading the stage, i.e. its dV and dK wgmmas completed).
+//
+// Producer warp 1, the dQ writer: per step and consumer warpgroup, waits for the warpgroup's dQ half in
+// shared memory (named barrier kDqFull + w), issues one TMA reduce-add of it into the accumulator (the
+// additions are atomic per element, in L2) and hands the buffer back once the TMA unit has read it
+// (kDqEmpty + w). The consumers thus never wait for global memory, and their stores to shared memory are
+// bank-conflict free (128-byte swizzle) where per-thread atomics were 8 bytes each.
 //
 // Consumers (two warpgroups, 64 keys each): Sᵀ and dPᵀ are issued together; the softmax recompute runs
-// while dPᵀ is still executing. dSᵀ goes to a double-buffered shared tile, since dQ needs dS of all
-// BLOCK_N keys (both warpgroups') and each warpgroup computes half of dQ's head-dim columns. One named
-// barrier per step publishes dS; a warpgroup writes dS buffer s % 2 only after both warpgroups passed
-// step s - 1's barrier, which each reaches after its dQ wgmma of step s - 2 (the buffer's last reader)
-// completed.
+// while dPᵀ is still executing, and dV = Pᵀ·dO is issued as soon as P is in registers, so it runs under
+// the dS arithmetic. dSᵀ goes to a double-buffered shared tile, since dQ needs dS of all BLOCK_N keys
+// (both warpgroups') and each warpgroup computes half of dQ's head-dim columns. One named barrier per step
+// publishes dS; a warpgroup writes dS buffer s % 2 only after both warpgroups passed step s - 1's barrier,
+// which each reaches after its dQ wgmma of step s - 2 (the buffer's last reader) completed.
 //
 // dQ: each key block's contribution is added in whatever order the CTAs reach a query block. With
 // deterministic = true the CTAs take turns per (batch, head, query block) in ascending key block, through
-// the workspace's semaphores (the portable kernel's scheme), so the fp32 sums are bitwise reproducible.
+// the workspace's semaphores (the portable kernel's scheme): the dQ writer waits for its turn, and passes
+// it on once its additions are complete in global memory, so the fp32 sums are bitwise reproducible.
+// A box's rows past the sequence's end hold exact zeros (their P and dS are 0, see below): they add +0 to
+// the next sequence's rows (no change to any bit), and past the last token TMA clips them.
 //
 // Rows past a sequence's end: TMA reads zeros past a tensor's extent, but inside a varlen batch (or past
 // seqused_k) a tile's tail rows belong to the next sequence, to none (poison) or to unused keys. Those rows
@@ -58,9 +66,9 @@
 
 namespace flashattn::cuda::sm90 {
 
-/// Named barriers of the backward kernel (ids above CUTLASS's reserved ones), each used by every consumer
-/// thread and no other.
-enum class BwdBarrier : std::uint32_t { kConsumers = 0 };
+/// Named barriers of the backward kernel (ids above CUTLASS's reserved ones): kConsumers joins every
+/// consumer thread; kDqFull + w and kDqEmpty + w join consumer warpgroup w and the dQ writer warp.
+enum class BwdBarrier : std::uint32_t { kConsumers = 0, kDqFull = 1, kDqEmpty = 3 };
 
 template <class Element, int kHeadDim>
 struct BwdMainloopSm90 {
@@ -71,6 +79,9 @@ struct BwdMainloopSm90 {
   static constexpr int kBlockM = Layouts::kBlockM;
   static constexpr int kBlockN = Layouts::kBlockN;
   static constexpr int kConsumerThreads = Layouts::kConsumerThreads;
+  static constexpr int kConsumerWarpGroups = Layouts::kConsumerWarpGroups;
+  static constexpr int kDqWriterWarp = 1;             ///< Warp of the producer warpgroup.
+  static constexpr int kDqBarrierThreads = 128 + 32;  ///< A consumer warpgroup and the dQ writer.
 
   enum class StepKind { bulk, masked, softcap };
   template <StepKind kKind>
@@ -184,6 +195,74 @@ struct BwdMainloopSm90 {
     }
   }
 
+  /// The dQ writer (every lane of producer warp kDqWriterWarp): adds each step's dQ, staged in shared
+  /// memory by the consumer warpgroups, into the workspace's accumulator with one TMA reduce-add per
+  /// warpgroup half, issued by lane 0.
+  __device__ static void store_dq(const Params& params, typename Layouts::SharedStorage& smem,
+                                  const Work& work) {
+    using namespace cute;
+    const BackwardParams& p = params.base.problem;
+    const BwdWorkspace& ws = params.base.workspace;
+    const int steps = work.steps();
+    if (steps <= 0) return;
+    const bool issuer = threadIdx.x % 32 == 0;
+    const int token0 = static_cast<int>(ws.token(p, work.batch, 0));  // tokens < 2^31 (see params)
+    // Both halves of the buffer start empty.
+    CUTE_UNROLL
+    for (int w = 0; w < kConsumerWarpGroups; ++w) dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
+    for (int s = 0; s < steps; ++s) {
+      const int head = work.head_of(s);
+      const int m_block = work.m_block_of(s);
+      int* semaphore = nullptr;
+      if (p.deterministic) {
+        semaphore = ws.semaphore(p, work.batch, head, m_block);
+        if (issuer) {
+          const ::cuda::atomic_ref<int, ::cuda::thread_scope_device> turn(*semaphore);
+          const int mine = work.n_block - first_key_block(p, work, m_block);
+          while (turn.load(::cuda::memory_order_acquire) != mine) {
+          }
+        }
+      }
+      Tensor mdQ = domain_offset(make_coord(token0, _0{}),
+                                 params.tma_dq.get_tma_tensor(params.shape_dq)(_, _, head));  // (tokens, D)
+      CUTE_UNROLL
+      for (int w = 0; w < kConsumerWarpGroups; ++w) {
+        cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
+                                          static_cast<std::uint32_t>(BwdBarrier::kDqFull) + w);
+        if (issuer) {
+          Tensor sdQ = make_tensor(
+              make_smem_ptr(smem.dq.data() + w * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
+              typename Layouts::SmemLayoutdQWarpGroup{});  // (BLOCK_M, D/2)
+          Tensor gdQ = local_tile(mdQ, Shape<Int<kBlockM>, Int<Layouts::kHeadDimPerWarpGroup>>{},
+                                  make_coord(m_block, w));  // (BLOCK_M, D/2)
+          auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdQ),
+                                                group_modes<0, 2>(gdQ));
+          copy(params.tma_dq, tdQsdQ, tdQgdQ);
+          tma_store_arrive();
+        }
+      }
+      CUTE_UNROLL
+      for (int w = 0; w < kConsumerWarpGroups; ++w) {
+        // Half w is free once its reduce-add (commit group w of this step) has read it.
+        if (issuer) {
+          if (w == 0) {
+            tma_store_wait<kConsumerWarpGroups - 1>();
+          } else {
+            tma_store_wait<0>();
+          }
+        }
+        __syncwarp();
+        dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
+      }
+      if (p.deterministic && issuer) {
+        // The additions are complete in global memory before the next key block's CTA takes its turn.
+        bulk_wait_writes();
+        ::cuda::atomic_ref<int, ::cuda::thread_scope_device>(*semaphore)
+            .fetch_add(1, ::cuda::memory_order_release);
+      }
+    }
+  }
+
   /// Consumers: accumulates dK and dV (this warpgroup's 64 keys x HEAD_DIM, fp32 fragments of
   /// TiledMmadKV) over the work's steps and adds dQ into the workspace. `thread` is the index among the
   /// consumer threads.
@@ -248,9 +327,10 @@ struct BwdMainloopSm90 {
     Tensor tdQrdS = thr_dq.partition_fragment_A(sdS);  // (MMA, MMA_M, MMA_K, 2)
     Tensor tdQrKt = thr_dq.partition_fragment_B(sKt);  // (MMA, MMA_D, MMA_K)
     Tensor tdQrdQ = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // fp32
-    Tensor tdQcdQ = thr_dq.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
-    static_assert(decltype(size<0, 0>(tdQrdQ))::value == 2,
-                  "a wgmma accumulator's first mode holds 2 adjacent columns of one row");
+    // dQ registers -> the staging buffer of the dQ writer.
+    Tensor sdQ = make_tensor(make_smem_ptr(smem.dq.data()), typename Layouts::SmemLayoutdQ{});  // (M, D)
+    auto copy_dq = make_tiled_copy_C(typename Layouts::SmemCopyAtomdQ{}, mma_dq);
+    const int warp_group = thread / 128;
 
     smem.kv_full.wait(0);
     // The sequence-end key block of a varlen batch or of seqused_k: zero K and V past the last key.
@@ -264,20 +344,30 @@ struct BwdMainloopSm90 {
     // rows of step s, staged by the consumers into buffer s % 2 of shared memory one step ahead: written
     // during step s - 1 (after that thread passed step s - 2's dS barrier, which follows every read of
     // the buffer's previous contents) and read in step s (after step s - 1's dS barrier).
-    auto stage_stats = [&](int s) {
+    // Each of the first 2 * BLOCK_M consumer threads loads one value (lse, then D) and later stores it, so
+    // the load's latency passes under the step's products instead of stalling the thread at the store.
+    auto load_stat = [&](int s) {
+      float value = 0.0f;
       if (thread < 2 * kBlockM) {
-        const int head = work.head_of(s);
         const int row = work.m_block_of(s) * kBlockM + thread % kBlockM;
         const bool valid = row < work.seqlen_q;
-        const std::int64_t index = ws.stat_index(head, ws.token(p, work.batch, valid ? row : 0));
+        const std::int64_t index = ws.stat_index(work.head_of(s), ws.token(p, work.batch, valid ? row : 0));
         if (thread < kBlockM) {
-          smem.lse_log2[s & 1][thread] = valid ? ws.lse_log2[index] : INFINITY;
+          value = valid ? ws.lse_log2[index] : INFINITY;
         } else {
-          smem.dsum[s & 1][thread - kBlockM] = valid ? ws.dsum[index] : 0.0f;
+          value = valid ? ws.dsum[index] : 0.0f;
         }
       }
+      return value;
     };
-    stage_stats(0);
+    auto store_stat = [&](int s, float value) {
+      if (thread < kBlockM) {
+        smem.lse_log2[s & 1][thread] = value;
+      } else if (thread < 2 * kBlockM) {
+        smem.dsum[s & 1][thread - kBlockM] = value;
+      }
+    };
+    store_stat(0, load_stat(0));
     cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
 
     State read;
@@ -302,7 +392,7 @@ struct BwdMainloopSm90 {
       }
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), tSrS);
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage), tSrdP);
-      if (s + 1 < steps) stage_stats(s + 1);  // its global loads' latency hides under the wgmmas
+      const float next_stat = s + 1 < steps ? load_stat(s + 1) : 0.0f;
 
       if constexpr (kKind == StepKind::softcap) {
         // dS = P ∘ (1 - tanh²) ∘ (dP - D): the factor is folded into dP - D as the scores are
@@ -347,12 +437,14 @@ struct BwdMainloopSm90 {
         }
       }
       convert_fragment_into(tSrS, rP);
+      // dV += Pᵀ·dO runs while dS is computed (it reads rP, left untouched until the final wait).
+      gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
 
       if constexpr (kKind == StepKind::softcap) {
         CUTE_UNROLL
         for (int i = 0; i < size(dps); ++i) dps(i) *= scores(i);
       } else {
-        gmma_wait<0>(tSrdP);
+        gmma_wait<1>(tSrdP);  // dPᵀ landed; dV still runs
         CUTE_UNROLL
         for (int r = 0; r < kRows; ++r) {
           CUTE_UNROLL
@@ -362,15 +454,22 @@ struct BwdMainloopSm90 {
       convert_fragment_into(tSrdP, rdS);
       const int ds_buffer = s & 1;
       copy(copy_ds, tdSrdS, tdSsdS(_, _, _, ds_buffer));
+      if (s + 1 < steps) store_stat(s + 1, next_stat);
 
-      gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
       publish_shared_writes();  // dS of all BLOCK_N keys (and the next step's lse and D) are in shared memory
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, ds_buffer), tdQrKt, tdQrdQ);
       gmma_wait<0>(acc_dv, acc_dk, tdQrdQ, tdVrP, tdKrdS);
       pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
       ++read;
-      add_dq(p, ws, work, head, m_block, thread, tdQrdQ, tdQcdQ);
+      // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
+      cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
+                                        static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
+      // Swizzled addresses, one per store: computed here from a fresh thread index, not held across steps.
+      auto thr_copy_dq = copy_dq.get_slice(thread_index_in_loop() - 128);
+      copy(copy_dq, thr_copy_dq.retile_S(tdQrdQ), thr_copy_dq.partition_D(sdQ));
+      cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
+      dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
     };
 
     for (int s = 0; s < steps; ++s) {
@@ -423,46 +522,9 @@ struct BwdMainloopSm90 {
     return key <= 0 ? 0 : static_cast<int>(key / kBlockN);
   }
 
-  /// Adds this thread's dQ fragment (rows of query block `m_block` of `head`) into the fp32 accumulator,
-  /// two adjacent columns per atomic; rows past the sequence end (another sequence's) are not added. With
-  /// deterministic = true it first waits for the lower key blocks' CTAs to be done with the query block,
-  /// then hands the turn on.
-  template <class AccDQ, class CoordsDQ>
-  __device__ static void add_dq(const BackwardParams& p, const BwdWorkspace& ws, const Work& work, int head,
-                                int m_block, int thread, const AccDQ& tdQrdQ, const CoordsDQ& tdQcdQ) {
-    using namespace cute;
-    const int row0 = m_block * kBlockM;
-    int* semaphore = nullptr;
-    if (p.deterministic) {
-      semaphore = ws.semaphore(p, work.batch, head, m_block);
-      if (thread == 0) {
-        const ::cuda::atomic_ref<int, ::cuda::thread_scope_device> turn(*semaphore);
-        const int mine = work.n_block - first_key_block(p, work, m_block);
-        while (turn.load(::cuda::memory_order_acquire) != mine) {
-        }
-      }
-      // The earlier key blocks' additions to this query block are visible.
-      cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
-    }
-    float* dq = ws.dq_accum + ws.dq_index(p, ws.token(p, work.batch, row0), head);
-    const std::int64_t dq_row_stride = std::int64_t{p.heads} * p.head_dim;
-    CUTE_UNROLL
-    for (int i = 0; i < size(tdQrdQ); i += 2) {
-      const int row = get<0>(tdQcdQ(i));
-      if (row0 + row < work.seqlen_q) {
-        atomicAdd(reinterpret_cast<float2*>(dq + row * dq_row_stride + get<1>(tdQcdQ(i))),
-                  make_float2(tdQrdQ(i), tdQrdQ(i + 1)));
-      }
-    }
-    if (p.deterministic) {
-      // Every consumer thread's additions precede the release below.
-      cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
-      if (thread == 0) {
-        __threadfence();
-        ::cuda::atomic_ref<int, ::cuda::thread_scope_device>(*semaphore)
-            .fetch_add(1, ::cuda::memory_order_release);
-      }
-    }
+  /// Arrives (without waiting) at barrier `id` + `warp_group` of a consumer warpgroup and the dQ writer.
+  __device__ static void dq_barrier_arrive(BwdBarrier id, int warp_group) {
+    cutlass::arch::NamedBarrier::arrive(kDqBarrierThreads, static_cast<std::uint32_t>(id) + warp_group);
   }
 };
 

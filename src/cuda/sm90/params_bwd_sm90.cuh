@@ -1,8 +1,9 @@
 // flashattn — the Hopper backward's device parameters: the portable backward's kernel constants and
-// workspace plus the TMA tensor maps of Q, dO, K and V, encoded once on the host and passed by value as a
-// __grid_constant__ struct.
+// workspace plus the TMA tensor maps of Q, dO, K, V (loads) and of the fp32 dQ accumulator (reduce-add),
+// encoded once on the host and passed by value as a __grid_constant__ struct.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include <cute/tensor.hpp>
@@ -22,8 +23,10 @@ struct BwdParamsSm90 {
   typename Layouts::TmaQ tma_do;
   typename Layouts::TmaK tma_k;
   typename Layouts::TmaK tma_v;
-  typename Layouts::GmemShape shape_q;  ///< (rows, head dim, heads, batch) of q and dout.
-  typename Layouts::GmemShape shape_k;  ///< (rows, head dim, heads_kv, batch) of k and v.
+  typename Layouts::TmadQ tma_dq;
+  typename Layouts::GmemShape shape_q;     ///< (rows, head dim, heads, batch) of q and dout.
+  typename Layouts::GmemShape shape_k;     ///< (rows, head dim, heads_kv, batch) of k and v.
+  typename Layouts::GmemShapedQ shape_dq;  ///< (tokens, head dim, heads) of the dQ accumulator.
 };
 
 /// Host: the device parameters of `base` (validated; at least one key block). `args` gives the row extents
@@ -58,13 +61,24 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
   const auto k_tensor = tensor_of(p.k, p.k_strides, shape_k);
   const auto v_tensor = tensor_of(p.v, p.v_strides, shape_k);
   const auto q_box = take<0, 2>(typename Layouts::SmemLayoutQ{});
+  // dq_accum is (tokens, H, D) row-major (BwdWorkspace); tokens < 2^31, since the accumulator's
+  // tokens * H * D * 4 bytes (H * D >= 64) fit in device memory. With no token nothing is added, but the
+  // map still needs one row: it then describes the workspace's first bytes, never written.
+  const auto shape_dq =
+      make_shape(static_cast<std::int32_t>(std::max<std::int64_t>(base.workspace.tokens, 1)),
+                 static_cast<std::int32_t>(p.head_dim), static_cast<std::int32_t>(p.heads));
+  const auto dq_tensor =
+      make_tensor(make_gmem_ptr(base.workspace.dq_accum), shape_dq,
+                  make_stride(std::int64_t{p.heads} * p.head_dim, _1{}, std::int64_t{p.head_dim}));
   return {base,
           make_tma_copy(SM90_TMA_LOAD{}, q_tensor, q_box),
           make_tma_copy(SM90_TMA_LOAD{}, do_tensor, q_box),
           make_tma_copy(SM90_TMA_LOAD{}, k_tensor, typename Layouts::SmemLayoutK{}),
           make_tma_copy(SM90_TMA_LOAD{}, v_tensor, typename Layouts::SmemLayoutK{}),
+          make_tma_copy(SM90_TMA_REDUCE_ADD{}, dq_tensor, typename Layouts::SmemLayoutdQWarpGroup{}),
           shape_q,
-          shape_k};
+          shape_k,
+          shape_dq};
 }
 
 }  // namespace flashattn::cuda::sm90

@@ -76,6 +76,15 @@ __device__ __forceinline__ void gmma_wait(Operands&... operands) {
   (cute::warpgroup_fence_operand(operands), ...);
 }
 
+/// Blocks until the calling thread's bulk asynchronous operations (TMA stores and reduce-adds) are
+/// complete, their writes performed in global memory, then orders them before the thread's later generic
+/// memory operations (cute::tma_store_wait waits only until they have read shared memory).
+__device__ __forceinline__ void bulk_wait_writes() {
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  asm volatile("fence.proxy.async.global;" ::: "memory");
+  __threadfence();
+}
+
 /// threadIdx.x, read so that the compiler cannot hoist what is computed from it out of the loop it is
 /// read in. The persistent kernel's epilogue addresses depend on the thread alone; hoisted out of the
 /// tile loop they would stay live across the main loop and spill.

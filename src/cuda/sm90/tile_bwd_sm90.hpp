@@ -25,11 +25,13 @@ struct BwdTileSm90 {
 constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
   switch (head_dim) {
     // 64x128 (FlashAttention-3's choice): dK + dV take 64 fp32 per thread; Sᵀ, dPᵀ and the warpgroup's
-    // 64x32 dQ slice 16 each. 96 KB smem (Q, dO 2 x 8 KB each, K, V 16 KB each, dS 2 x 16 KB).
+    // 64x32 dQ slice 16 each. 112 KB smem (Q, dO 2 x 8 KB each, K, V 16 KB each, dS 2 x 16 KB, dQ 16 KB
+    // fp32).
     case 64:
       return {64, 128, 2};
     // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
-    // warpgroup's 64x64 dQ slice 32. 160 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB).
+    // warpgroup's 64x64 dQ slice 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB,
+    // dQ 32 KB fp32).
     // BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer fit 240 registers.
     case 128:
       return {64, 128, 2};
