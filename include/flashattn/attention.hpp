@@ -19,6 +19,7 @@
 //           written. The backward writes zero dk/dv rows for keys past seqused_k[b] of a sequence.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 
 #include "flashattn/run_info.hpp"
@@ -97,6 +98,13 @@ struct BackwardArgs : AttentionArgs {
   TensorView dv;    ///< Output: same shape and dtype as v (summed likewise).
   /// Bitwise-identical gradients across reruns. The CPU backend is deterministic either way.
   bool deterministic = false;
+  /// Optional device scratch of at least backward_workspace_size(*this) bytes, 16-byte aligned, for the
+  /// CUDA kernels (lse, D = rowsum(dO ∘ O) and the fp32 dQ accumulator: O(S), about 4 * (D + 2) bytes per
+  /// query token and head). Null: the call allocates and frees it on its stream (cudaMallocAsync), whose
+  /// pool may return the memory to the driver at every synchronisation and map it again on the next call.
+  /// Unused on the CPU.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
 };
 
 /// Computes attention. On error nothing is launched and no output byte is written; `info`, when given,
@@ -105,6 +113,10 @@ Status forward(const ForwardArgs& args, RunInfo* info = nullptr);
 
 /// Computes dq, dk, dv. Same error contract as forward().
 Status backward(const BackwardArgs& args, RunInfo* info = nullptr);
+
+/// Bytes of `workspace` backward(args) needs on its device: a function of the call's shapes and options.
+/// 0 for a CPU call or when args are invalid (the call then reports why).
+std::size_t backward_workspace_size(const BackwardArgs& args);
 
 /// Whether forward(args) would run, and if not why: the same validation and kernel selection that
 /// forward() performs, without touching any data behind the pointers except host-resident index

@@ -143,6 +143,14 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_backward(flashattn::BackwardA
   args.cuda_path = to_path(std::string_view(path.data(), path.size()));
   const c10::OptionalDeviceGuard guard(q.device());
   place(args, q);
+  // The workspace comes from PyTorch's caching allocator: no allocation on the CUDA stream per call (whose
+  // pool would return the memory at each synchronisation), and nothing for a CUDA graph to capture.
+  at::Tensor workspace;
+  if (const std::size_t bytes = flashattn::backward_workspace_size(args); bytes > 0) {
+    workspace = at::empty({static_cast<int64_t>(bytes)}, q.options().dtype(at::kByte));
+    args.workspace = workspace.data_ptr();
+    args.workspace_bytes = bytes;
+  }
   flashattn::RunInfo info;
   check(flashattn::backward(args, &info));
   record_run(info);

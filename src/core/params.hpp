@@ -145,6 +145,8 @@ struct BackwardParams : ForwardParams {
   void* dv = nullptr;
   OperandStrides dout_strides, dq_strides, dk_strides, dv_strides;
   bool deterministic = false;
+  void* workspace = nullptr;  ///< Caller's device scratch for the CUDA path; null = allocate per call.
+  std::size_t workspace_bytes = 0;
 };
 
 }  // namespace flashattn

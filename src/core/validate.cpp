@@ -314,6 +314,12 @@ Status validate_backward(const BackwardArgs& args, BackwardParams& params) {
   params.dk_strides = strides_of(args.dk, varlen);
   params.dv_strides = strides_of(args.dv, varlen);
   params.deterministic = args.deterministic;
+  if (args.workspace == nullptr && args.workspace_bytes != 0) {
+    return invalid("workspace: workspace_bytes is " + std::to_string(args.workspace_bytes) +
+                   " but workspace is null");
+  }
+  params.workspace = args.workspace;
+  params.workspace_bytes = args.workspace_bytes;
   return {};
 }
 

@@ -83,6 +83,10 @@ BackwardArgs backward_args(const Case& c, CaseTensors& t, DeviceTensors& device,
   args.dq = device.output(t.dq);
   args.dk = device.output(t.dk);
   args.dv = device.output(t.dv);
+  if (target.caller_workspace) {
+    args.workspace_bytes = backward_workspace_size(args);
+    args.workspace = device.scratch(args.workspace_bytes);
+  }
   return args;
 }
 
@@ -190,8 +194,8 @@ std::string backward_rerun_differences(const Case& c, const Target& target, int 
     for (const HostTensor* tensor : {&t.out, &t.lse, &t.dk, &t.dv}) {
       if (tensor->present()) fixed.emplace_back(tensor->bytes(), tensor->bytes() + tensor->size_bytes());
     }
-    std::vector<double> dq = read_operand(t.dq, t.q_layout, t.problem.total_q(), t.problem.heads,
-                                          t.problem.head_dim);
+    std::vector<double> dq =
+        read_operand(t.dq, t.q_layout, t.problem.total_q(), t.problem.heads, t.problem.head_dim);
     if (run == 0) {
       first_fixed = std::move(fixed);
       first_dq = std::move(dq);

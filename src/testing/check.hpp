@@ -19,6 +19,9 @@ struct Target {
   Device device;  ///< cpu, or a CUDA device (inputs are copied there and back).
   CudaPath cuda_path = CudaPath::automatic;
   int num_threads = 0;
+  /// backward() gets a workspace of backward_workspace_size() bytes from the caller instead of allocating
+  /// one (the same buffer, stale contents and all, for every rerun of a case).
+  bool caller_workspace = false;
 };
 
 /// Error statistics of one output tensor (out, lse, dq, dk or dv) against the oracle.

@@ -8,6 +8,15 @@ namespace flashattn::testing {
 
 DeviceTensors::~DeviceTensors() {
   for (const Binding& binding : bindings_) device_memory::release(device_, binding.device);
+  for (void* pointer : scratch_) device_memory::release(device_, pointer);
+}
+
+void* DeviceTensors::scratch(std::size_t bytes) {
+  void* pointer = nullptr;
+  if (device_.kind == DeviceKind::cpu || bytes == 0) return pointer;
+  if (device_memory::allocate(device_, bytes, &pointer).ok() && pointer != nullptr)
+    scratch_.push_back(pointer);
+  return pointer;
 }
 
 Status DeviceTensors::supported() const { return device_memory::supported(device_); }

@@ -4,6 +4,7 @@
 // travels), and copy outputs back in download_outputs().
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "flashattn/attention.hpp"
@@ -26,6 +27,9 @@ class DeviceTensors {
   TensorView input(HostTensor& host);
   TensorView output(HostTensor& host);
 
+  /// `bytes` of uninitialised device memory (null for 0 bytes or on the CPU), freed with the tensors.
+  void* scratch(std::size_t bytes);
+
   /// Copies the host contents of every output to the device again (after the host poisoned them anew).
   void upload_outputs();
   /// Copies every output back into its host tensor.
@@ -43,6 +47,7 @@ class DeviceTensors {
   Device device_;
   std::vector<HostTensor*> outputs_;
   std::vector<Binding> bindings_;  ///< CUDA only.
+  std::vector<void*> scratch_;     ///< CUDA only.
 };
 
 }  // namespace flashattn::testing

@@ -222,6 +222,22 @@ TEST_F(ValidationTest, BackwardNeedsForwardResults) {
   expect_backward_rejected([](BackwardArgs& a) { a.dv.dtype = DType::bf16; }, "dv: dtype must be fp32");
 }
 
+TEST_F(ValidationTest, BackwardWorkspace) {
+  expect_backward_rejected([](BackwardArgs& a) { a.workspace_bytes = 64; },
+                           "workspace: workspace_bytes is 64 but workspace is null");
+  // The CPU backend needs none; an invalid call reports 0 and leaves the reason to backward().
+  EXPECT_EQ(backward_workspace_size(backward_args()), 0u);
+  BackwardArgs cuda = backward_args();
+  cuda.device = Device{DeviceKind::cuda, 0};
+  // Per (token, head) of B * Sq = 10 tokens and H = 4 heads: lse and D (160 bytes each) and D = 8 fp32 of
+  // dQ (1280 bytes), each part rounded up to 256 bytes; deterministic adds B * H * ceil(Sq / 64) ints.
+  EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u);
+  cuda.deterministic = true;
+  EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u + 256u);
+  cuda.lse = TensorView{};
+  EXPECT_EQ(backward_workspace_size(cuda), 0u);
+}
+
 /// Varlen problem: 3 sequences in q (total 6) and k (total 9).
 class VarlenValidationTest : public ValidationTest {
  protected:

@@ -1,6 +1,7 @@
 // The checks every CUDA path must pass, shared by the per-path suites (test_forward_sm80/sm90.cpp,
 // test_backward_sm80/sm90.cpp): the oracle sweep and bitwise-identical reruns, on a Target that forces
-// the path, and the dense GQA case the backward suites build their regression cases from.
+// the path, the dense GQA case the backward suites build their regression cases from, and the backward's
+// caller workspace.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "flashattn/device.hpp"
+#include "testing/case_run.hpp"
 #include "testing/check.hpp"
 #include "testing/sweeps.hpp"
 
@@ -95,6 +97,32 @@ inline void expect_reruns_bitwise_identical(const Capabilities& caps, const Targ
   for (const Case& c : rerun_cases(caps)) {
     EXPECT_TRUE(reruns_bitwise_equal(c, Op::forward, target, 20)) << describe(c);
   }
+}
+
+/// backward() with the caller's workspace on `target`'s path: the varlen rerun case passes the oracle and
+/// its deterministic reruns, all on one buffer with stale contents, are bitwise identical; one byte short
+/// is refused with an error naming the workspace, and dq stays untouched.
+inline void expect_backward_caller_workspace(const Capabilities& caps, Target target) {
+  target.caller_workspace = true;
+  const Case c = rerun_cases(caps).back();
+  const CaseResult result = run_case(c, Op::backward, target);
+  EXPECT_TRUE(result.passed) << summary(result);
+  EXPECT_TRUE(reruns_bitwise_equal(c, Op::backward, target, 5)) << describe(c);
+
+  DeviceTensors device(target.device);
+  CaseTensors t = make_case_tensors(c, Op::backward);
+  ASSERT_TRUE(forward(forward_args(c, t, device, target)).ok());
+  BackwardArgs short_by_one = backward_args(c, t, device, target);
+  ASSERT_GT(short_by_one.workspace_bytes, 0u);
+  short_by_one.workspace_bytes -= 1;
+  const Status refused = backward(short_by_one);
+  EXPECT_EQ(refused.code(), StatusCode::invalid_argument) << refused.to_string();
+  EXPECT_EQ(refused.message().rfind("workspace:", 0), 0u) << refused.message();
+  device.download_outputs();
+  const auto elements = static_cast<std::int64_t>(t.dq.size_bytes() / element_size(t.dq.dtype()));
+  std::int64_t written = 0;
+  for (std::int64_t i = 0; i < elements; ++i) written += t.dq.is_poisoned(i) ? 0 : 1;
+  EXPECT_EQ(written, 0) << "dq elements written by a refused call";
 }
 
 }  // namespace flashattn::testing

@@ -188,5 +188,12 @@ TEST(CudaBackwardSm80, ABatchOf60IsStableAcrossReruns) {
   }
 }
 
+TEST(CudaBackwardSm80, CallerWorkspace) {
+  SKIP_WITHOUT_GPU();
+  const Capabilities caps = portable_capabilities();
+  ASSERT_FALSE(caps.dtypes.empty());
+  expect_backward_caller_workspace(caps, kPortable);
+}
+
 }  // namespace
 }  // namespace flashattn::testing

@@ -188,5 +188,10 @@ TEST(CudaBackwardSm90, ABatchOf60IsStableAcrossReruns) {
   }
 }
 
+TEST(CudaBackwardSm90, CallerWorkspace) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
+  expect_backward_caller_workspace(caps, kHopper);
+}
+
 }  // namespace
 }  // namespace flashattn::testing

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 
+#include "core/bwd_workspace.hpp"
 #include "core/params.hpp"
-#include "cuda/common/bwd_workspace.hpp"
 #include "cuda/common/fwd_kernel_params.hpp"
 
 namespace flashattn::cuda {
+
+using core::BwdWorkspace;
 
 struct BwdKernelParams {
   BackwardParams problem;

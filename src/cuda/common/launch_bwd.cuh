@@ -1,7 +1,7 @@
 // flashattn — the host side every backward kernel family shares: grid sizes and their limits, the RunInfo
-// record, the workspace (allocated and freed on the call's stream), the shared-memory opt-in of the main
-// kernel, the preprocess, the main kernel (launched by the family), the dQ semaphores of deterministic runs
-// and the postprocess. Included by the families' launch headers only.
+// record, the workspace (the caller's, or allocated and freed on the call's stream), the shared-memory opt-in
+// of the main kernel, the preprocess, the main kernel (launched by the family), the dQ semaphores of
+// deterministic runs and the postprocess. Included by the families' launch headers only.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -17,6 +17,7 @@
 #include "cuda/common/bwd_postprocess.cuh"
 #include "cuda/common/bwd_preprocess.cuh"
 #include "cuda/common/launch_util.hpp"
+#include "cuda/common/stream_workspace.hpp"
 #include "flashattn/attention.hpp"
 
 namespace flashattn::cuda {
@@ -64,15 +65,20 @@ Status launch_bwd(const BackwardParams& params, const AttentionArgs& args, RunIn
     if (error != cudaSuccess) return cuda_error("cudaFuncSetAttribute(shared memory)", error);
   }
 
-  void* workspace = nullptr;
-  // At least one byte: a zero-byte request may give no pointer (Sq = 0 with keys still has dK, dV to zero).
-  if (const cudaError_t error = cudaMallocAsync(
-          &workspace, std::max<std::size_t>(BwdWorkspace::bytes(params, main.block_m), 1), stream);
-      error != cudaSuccess) {
-    return cuda_error("cudaMallocAsync(backward workspace)", error);
+  // The kernels index their semaphores by blocks of block_m rows; the size reported to callers counts
+  // blocks of kMinBlockM, so every kernel's block_m is a multiple of it.
+  if (main.block_m % BwdWorkspace::kMinBlockM != 0) {
+    return {StatusCode::internal, std::string(main.name) + ": block_m is not a multiple of the workspace's"};
   }
+  // An allocation takes at least one byte: a zero-byte request may give no pointer, and the kernels need
+  // one (Sq = 0 with keys still has dK, dV to zero).
+  const std::size_t bytes = BwdWorkspace::bytes(params, main.block_m);
+  const StreamWorkspace workspace(params.workspace != nullptr ? bytes : std::max<std::size_t>(bytes, 1),
+                                  params.workspace, params.workspace_bytes, stream,
+                                  "backward_workspace_size");
+  if (!workspace.status().ok()) return workspace.status();
   const BwdKernelParams kernel_params = make_bwd_kernel_params(
-      params, BwdWorkspace::bind(params, main.block_m, workspace), main.block_m, main.block_n);
+      params, BwdWorkspace::bind(params, main.block_m, workspace.data()), main.block_m, main.block_n);
   // Every query row is preprocessed, even one that sees no key: its dQ accumulator must read zero.
   if (row_ctas > 0) {
     bwd_preprocess_kernel<Element, kHeadDim>
@@ -81,22 +87,17 @@ Status launch_bwd(const BackwardParams& params, const AttentionArgs& args, RunIn
   if (params.deterministic) {
     const cudaError_t error = cudaMemsetAsync(kernel_params.workspace.dq_semaphore, 0,
                                               BwdWorkspace::semaphore_bytes(params, main.block_m), stream);
-    if (error != cudaSuccess) {
-      cudaFreeAsync(workspace, stream);
-      return cuda_error("cudaMemsetAsync(dQ semaphores)", error);
-    }
+    if (error != cudaSuccess) return cuda_error("cudaMemsetAsync(dQ semaphores)", error);
   }
   if (main_ctas > 0) launch_main(kernel_params, static_cast<unsigned>(main_ctas), stream);
   if (row_ctas > 0) {
     bwd_postprocess_kernel<Element, kHeadDim>
         <<<static_cast<unsigned>(row_ctas), kBwdRowThreads, 0, stream>>>(kernel_params);
   }
+  // An owned workspace is freed in stream order after the postprocess, even when a launch failed.
   const cudaError_t launch_error = cudaGetLastError();
-  // Freed in stream order after the postprocess, even when a launch failed (nothing then reads it).
-  const cudaError_t free_error = cudaFreeAsync(workspace, stream);
   if (launch_error != cudaSuccess)
     return cuda_error((std::string(main.name) + " launch").c_str(), launch_error);
-  if (free_error != cudaSuccess) return cuda_error("cudaFreeAsync(backward workspace)", free_error);
   return {};
 }
 

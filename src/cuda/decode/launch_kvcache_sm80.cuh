@@ -15,6 +15,7 @@
 #include "core/params.hpp"
 #include "cuda/common/fwd_kernel_params.hpp"
 #include "cuda/common/launch_util.hpp"
+#include "cuda/common/stream_workspace.hpp"
 #include "cuda/decode/append_kvcache.cuh"
 #include "cuda/decode/combine_decode.cuh"
 #include "cuda/decode/kernel_decode_sm80.cuh"
@@ -24,47 +25,6 @@ namespace flashattn::cuda::decode {
 
 inline constexpr int kAppendWarps = 4;   ///< Rows (one warp each) per CTA of the append kernel.
 inline constexpr int kCombineWarps = 4;  ///< Query rows (one warp each) per CTA of the combine kernel.
-
-/// The workspace of one call: the caller's, or allocated on the stream and freed there after the last
-/// kernel (stream order keeps it alive for them).
-class Workspace {
- public:
-  Workspace(const KVCacheParams& params, std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    if (bytes == 0) return;
-    if (params.workspace != nullptr) {
-      if (params.workspace_bytes < bytes) {
-        status_ = {StatusCode::invalid_argument, "workspace: " + std::to_string(params.workspace_bytes) +
-                                                     " bytes given, this call needs " +
-                                                     std::to_string(bytes) + " (kvcache_workspace_size)"};
-      } else if (reinterpret_cast<std::uintptr_t>(params.workspace) % 16 != 0) {
-        status_ = {StatusCode::invalid_argument, "workspace: must be 16-byte aligned (16-byte vectors)"};
-      }
-      data_ = static_cast<char*>(params.workspace);
-      return;
-    }
-    const cudaError_t error = cudaMallocAsync(reinterpret_cast<void**>(&data_), bytes, stream);
-    if (error != cudaSuccess) {
-      status_ = cuda_error("cudaMallocAsync(kvcache workspace)", error);
-      data_ = nullptr;
-      return;
-    }
-    owned_ = true;
-  }
-  ~Workspace() {
-    if (owned_) cudaFreeAsync(data_, stream_);
-  }
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-
-  const Status& status() const { return status_; }
-  char* at(std::size_t offset) const { return data_ + offset; }
-
- private:
-  cudaStream_t stream_;
-  char* data_ = nullptr;
-  bool owned_ = false;
-  Status status_;
-};
 
 template <class Element>
 Status launch_append(const KVCacheParams& params, void* q_rotated, cudaStream_t stream) {
@@ -104,7 +64,8 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   info.num_ctas = static_cast<int>(ctas);
 
   const auto stream = static_cast<cudaStream_t>(args.stream);
-  Workspace workspace(params, plan.bytes, stream);
+  const StreamWorkspace workspace(plan.bytes, params.workspace, params.workspace_bytes, stream,
+                                  "kvcache_workspace_size");
   if (!workspace.status().ok()) return workspace.status();
   void* q_rotated = params.rotary_cos != nullptr ? workspace.at(plan.q_rotated_offset) : nullptr;
   if (params.k_new != nullptr || q_rotated != nullptr) {

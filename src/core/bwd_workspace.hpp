@@ -1,6 +1,7 @@
 // flashattn — the device workspace of a CUDA backward, O(S) in the sequence length: per (query token, head)
-// the lse in log2 units and D = rowsum(dO ∘ O), and the fp32 dQ accumulator. The library allocates it
-// itself on the call's stream (cudaMallocAsync / cudaFreeAsync: no framework allocator, graph-capturable).
+// the lse in log2 units and D = rowsum(dO ∘ O), and the fp32 dQ accumulator. The caller may pass it
+// (backward_workspace_size() gives the size); else the library allocates it on the call's stream.
+// Plain layout arithmetic, shared by the host (sizes) and the kernels (indices).
 //
 // Deterministic runs add one int per (batch, head, query block): the dQ semaphore that orders the key
 // blocks' additions to that block's accumulator.
@@ -16,9 +17,13 @@
 #include "core/host_device.hpp"
 #include "core/params.hpp"
 
-namespace flashattn::cuda {
+namespace flashattn::core {
 
 struct BwdWorkspace {
+  /// The smallest query block of any backward kernel: the semaphores are counted per block of this many
+  /// rows, so max_bytes() covers every kernel (a kernel's block_m must be a multiple of it).
+  static constexpr int kMinBlockM = 64;
+
   float* lse_log2 = nullptr;  ///< (H, tokens): lse * log2(e); +inf where lse = -inf, so exp2(t - it) = 0.
   float* dsum = nullptr;      ///< (H, tokens): D_i = rowsum(dO_i ∘ O_i).
   float* dq_accum = nullptr;  ///< (tokens, H, D): sum over key blocks of dS · K, unscaled.
@@ -30,6 +35,8 @@ struct BwdWorkspace {
   /// Host: bytes the workspace of `p` takes for a kernel of `block_m` query rows per block. Each part starts
   /// on a 256-byte boundary (16-byte vectors).
   static std::size_t bytes(const BackwardParams& p, int block_m) { return offsets(p, block_m).end; }
+  /// Host: bytes enough for any kernel's workspace of `p` (what backward_workspace_size() reports).
+  static std::size_t max_bytes(const BackwardParams& p) { return bytes(p, kMinBlockM); }
 
   /// Host: the parts of a workspace of bytes(p, block_m) bytes at `base`.
   static BwdWorkspace bind(const BackwardParams& p, int block_m, void* base) {
@@ -91,4 +98,4 @@ struct BwdWorkspace {
   }
 };
 
-}  // namespace flashattn::cuda
+}  // namespace flashattn::core
