@@ -13,8 +13,10 @@ namespace flashattn::testing {
 /// forward() arguments reading and writing `t` (through `device`), with the case's options.
 ForwardArgs forward_args(const Case& c, CaseTensors& t, DeviceTensors& device, const Target& target);
 
-/// backward() arguments: out and lse are the forward's, dout the case's random one.
-BackwardArgs backward_args(const Case& c, CaseTensors& t, DeviceTensors& device, const Target& target);
+/// backward() arguments: out and lse are the forward's, dout the case's random one; with
+/// target.caller_workspace, a workspace sized for `deterministic` (change neither afterwards).
+BackwardArgs backward_args(const Case& c, CaseTensors& t, DeviceTensors& device, const Target& target,
+                           bool deterministic = false);
 
 /// Judges out and lse of `t` (downloaded to the host) against the oracle: comparisons "out", "lse".
 std::vector<Comparison> judge_forward(const Case& c, const CaseTensors& t);

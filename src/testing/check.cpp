@@ -74,7 +74,8 @@ ForwardArgs forward_args(const Case& c, CaseTensors& t, DeviceTensors& device, c
   return args;
 }
 
-BackwardArgs backward_args(const Case& c, CaseTensors& t, DeviceTensors& device, const Target& target) {
+BackwardArgs backward_args(const Case& c, CaseTensors& t, DeviceTensors& device, const Target& target,
+                           bool deterministic) {
   BackwardArgs args;
   bind_attention(args, c, t, device, target);
   args.out = device.input(t.out);
@@ -83,6 +84,7 @@ BackwardArgs backward_args(const Case& c, CaseTensors& t, DeviceTensors& device,
   args.dq = device.output(t.dq);
   args.dk = device.output(t.dk);
   args.dv = device.output(t.dv);
+  args.deterministic = deterministic;  // before the workspace query: it adds the dQ semaphores
   if (target.caller_workspace) {
     args.workspace_bytes = backward_workspace_size(args);
     args.workspace = device.scratch(args.workspace_bytes);
@@ -151,8 +153,7 @@ bool reruns_bitwise_equal(const Case& c, Op op, const Target& target, int reruns
   const ForwardArgs fwd = forward_args(c, t, device, target);
   BackwardArgs bwd;
   if (op == Op::backward) {
-    bwd = backward_args(c, t, device, target);
-    bwd.deterministic = true;
+    bwd = backward_args(c, t, device, target, /*deterministic=*/true);
   }
   std::vector<std::vector<std::byte>> first;
   for (int run = 0; run < reruns; ++run) {
@@ -177,8 +178,7 @@ std::string backward_rerun_differences(const Case& c, const Target& target, int 
   if (!device.supported().ok()) return "device: " + device.supported().to_string();
   CaseTensors t = make_case_tensors(c, Op::backward);
   const ForwardArgs fwd = forward_args(c, t, device, target);
-  BackwardArgs bwd = backward_args(c, t, device, target);
-  bwd.deterministic = false;
+  const BackwardArgs bwd = backward_args(c, t, device, target, /*deterministic=*/false);
   std::vector<std::vector<std::byte>> first_fixed;  // out, lse, dk, dv
   std::vector<double> first_dq;
   double dq_magnitude = 0.0;
