@@ -113,7 +113,11 @@ class NaiveAttention {
           const double* q = &p_.q[(token * p_.heads + h) * D];
           const std::vector<Real> out = output_row(b, h, row);
           Real di = 0;  // rowsum(dO ∘ O), with O as stored
-          for (int c = 0; c < Dv; ++c) di += static_cast<Real>(dO[c]) * out[c];
+          double di_terms = 0;  // sum of |dO ∘ O|: the scale of di's rounding noise
+          for (int c = 0; c < Dv; ++c) {
+            di += static_cast<Real>(dO[c]) * out[c];
+            if constexpr (kTracksMagnitude) di_terms += std::fabs(dO[c] * static_cast<double>(out[c]));
+          }
           std::fill(dq.begin(), dq.end(), Real{0});
           std::fill(dq_mag.begin(), dq_mag.end(), 0.0);
           for (std::int64_t j = row.keys.first; j <= row.keys.last; ++j) {
@@ -122,7 +126,11 @@ class NaiveAttention {
             const double* v = value(b, hk, j);
             const Real prob = std::exp(row.scores[n] - row.lse);
             Real dp = 0;
-            for (int c = 0; c < Dv; ++c) dp += static_cast<Real>(dO[c]) * static_cast<Real>(v[c]);
+            double dp_terms = 0;  // sum of |dO ∘ v|: the scale of dp's rounding noise
+            for (int c = 0; c < Dv; ++c) {
+              dp += static_cast<Real>(dO[c]) * static_cast<Real>(v[c]);
+              if constexpr (kTracksMagnitude) dp_terms += std::fabs(dO[c] * v[c]);
+            }
             const Real tanh_slope = p_.softcap > 0 ? Real{1} - row.tanhs[n] * row.tanhs[n] : Real{1};
             const Real ds = prob * (dp - di) * tanh_slope;
             const Real prob_stored = stored(prob), ds_stored = stored(ds);
@@ -132,10 +140,11 @@ class NaiveAttention {
               dk[j * D + d] += ds_stored * static_cast<Real>(q[d]);
             }
             if constexpr (kTracksMagnitude) {
-              // P carries relative noise ε·w (w = row.exponent_noise), dP - D the noise of its terms.
+              // P carries relative noise ε·w (w = row.exponent_noise), dP - D the noise of the dot
+              // products' terms (their absolute sums, not |dP| and |D|, which cancellation can make ~0:
+              // a row that sees one key has P = 1 and dP = D exactly, so dS is rounding noise alone).
               const double w = row.exponent_noise[n];
-              const double ds_noise =
-                  prob * (w * std::fabs(dp - di) + std::fabs(dp) + std::fabs(di)) * tanh_slope;
+              const double ds_noise = prob * (w * std::fabs(dp - di) + dp_terms + di_terms) * tanh_slope;
               for (int c = 0; c < Dv; ++c) dv_mag[j * Dv + c] += prob * w * std::fabs(dO[c]);
               for (int d = 0; d < D; ++d) {
                 dq_mag[d] += ds_noise * std::fabs(k[d]);
