@@ -19,6 +19,8 @@ class DeviceTensors {
   DeviceTensors(const DeviceTensors&) = delete;
   DeviceTensors& operator=(const DeviceTensors&) = delete;
 
+  Device device() const { return device_; }
+
   /// Whether this build of the testing layer can place tensors on the device.
   Status supported() const;
 

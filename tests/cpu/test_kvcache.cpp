@@ -8,174 +8,37 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <numeric>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "common/kvcache_checks.hpp"
 #include "flashattn/flashattn.hpp"
 #include "reference/rounding.hpp"
+#include "testing/case_tensors.hpp"
+#include "testing/device_tensors.hpp"
 #include "testing/host_tensor.hpp"
+#include "testing/kvcache_case.hpp"
 
 namespace flashattn {
 namespace {
 
 using testing::HostTensor;
 
-struct CacheProblem {
-  DType dtype = DType::bf16;
-  int heads = 4;
-  int heads_kv = 2;
-  int head_dim = 16;
-  int seqlen_q = 3;          ///< New tokens per sequence.
-  std::vector<int> lengths;  ///< cache_seqlens: tokens already cached per sequence.
-  int page_size = 0;         ///< 0: dense cache.
-  int capacity = 64;         ///< Tokens per sequence the cache can hold (S_max, or max_pages * page_size).
-  bool append = true;
-  bool causal = false;
-  int window_left = -1;
-  int window_right = -1;
-  float softcap = 0.0f;
-  int rotary_dim = 0;  ///< 0: no rotary embedding.
-  bool rotary_interleaved = false;
-  bool reversed_batch_idx = false;  ///< Dense: sequence b in cache entry B - b (one spare entry).
+using CacheProblem = testing::KVCacheProblem;
 
-  int batch() const { return static_cast<int>(lengths.size()); }
-  int max_pages() const { return page_size ? (capacity + page_size - 1) / page_size : 0; }
-};
+double round_to(DType dtype, double x) { return reference::round_to(testing::precision_of(dtype), x); }
 
-double round_to(DType dtype, double x) {
-  switch (dtype) {
-    case DType::bf16:
-      return reference::round_to_bf16(x);
-    case DType::fp16:
-      return reference::round_to_fp16(x);
-    default:
-      return reference::round_to_fp32(x);
-  }
-}
-
-/// Random inputs rounded to the dtype.
-void fill_random(HostTensor& t, std::mt19937& rng) {
-  std::normal_distribution<double> normal;
-  std::vector<std::int64_t> index(t.rank(), 0);
-  for (std::int64_t i = 0; i < t.numel(); ++i) {
-    std::int64_t offset = 0;
-    std::int64_t rest = i;
-    for (int d = t.rank() - 1; d >= 0; --d) {
-      offset += rest % t.shape(d) * t.stride(d);
-      rest /= t.shape(d);
-    }
-    t.set(offset, round_to(t.dtype(), normal(rng)));
-  }
-}
-
-/// A call's tensors, the cache before the call, and its arguments.
-struct CacheCall {
-  CacheProblem problem;
-  HostTensor q, k_cache, v_cache, k_new, v_new, cos, sin, out, lse;
-  std::vector<std::int32_t> seqlens, page_table, batch_idx;
-  std::vector<std::byte> k_before, v_before;
+/// A call's tensors and its arguments: views of the host tensors, which the CPU backend reads and writes
+/// in place.
+struct CacheCall : testing::KVCacheTensors {
   KVCacheArgs args;
-
-  /// Cache row (element offset of head 0) of token `row` of sequence b.
-  std::int64_t cache_offset(const HostTensor& cache, int b, std::int64_t row) const {
-    if (problem.page_size) {
-      const std::int64_t page = page_table[b * problem.max_pages() + row / problem.page_size];
-      return page * cache.stride(0) + row % problem.page_size * cache.stride(1);
-    }
-    const std::int64_t entry = problem.reversed_batch_idx ? batch_idx[b] : b;
-    return entry * cache.stride(0) + row * cache.stride(1);
-  }
 };
 
 CacheCall make_call(const CacheProblem& pb, unsigned seed) {
-  std::mt19937 rng(seed);
-  CacheCall c;
-  c.problem = pb;
-  const int B = pb.batch();
-  const int D = pb.head_dim;
-  c.q = HostTensor::contiguous(pb.dtype, {B, pb.seqlen_q, pb.heads, D});
-  fill_random(c.q, rng);
-  if (pb.page_size) {
-    // Pages of all sequences shuffled through one pool with two spare pages; unused table entries point
-    // far outside it, so reading one would be caught.
-    const int pages = B * pb.max_pages() + 2;
-    std::vector<std::int32_t> pool(pages);
-    std::iota(pool.begin(), pool.end(), 0);
-    std::shuffle(pool.begin(), pool.end(), rng);
-    c.page_table.assign(static_cast<std::size_t>(B) * pb.max_pages(), 1 << 30);
-    for (int b = 0; b < B; ++b) {
-      const int used = (pb.lengths[b] + (pb.append ? pb.seqlen_q : 0) + pb.page_size - 1) / pb.page_size;
-      for (int page = 0; page < used; ++page)
-        c.page_table[b * pb.max_pages() + page] = pool[b * pb.max_pages() + page];
-    }
-    c.k_cache = HostTensor::contiguous(pb.dtype, {pages, pb.page_size, pb.heads_kv, D});
-    c.v_cache = HostTensor::contiguous(pb.dtype, {pages, pb.page_size, pb.heads_kv, D});
-  } else {
-    const int entries = pb.reversed_batch_idx ? B + 1 : B;
-    for (int b = 0; b < B && pb.reversed_batch_idx; ++b) c.batch_idx.push_back(B - b);
-    c.k_cache = HostTensor::padded(pb.dtype, {entries, pb.capacity, pb.heads_kv, D});
-    c.v_cache = HostTensor::padded(pb.dtype, {entries, pb.capacity, pb.heads_kv, D});
-  }
-  // Only the cached rows hold values; every other row stays NaN poison, which must never be read.
-  std::normal_distribution<double> normal;
-  for (int b = 0; b < B; ++b) {
-    for (int row = 0; row < pb.lengths[b]; ++row) {
-      for (HostTensor* cache : {&c.k_cache, &c.v_cache}) {
-        const std::int64_t base = c.cache_offset(*cache, b, row);
-        for (int h = 0; h < pb.heads_kv; ++h) {
-          for (int d = 0; d < D; ++d)
-            cache->set(base + h * cache->stride(2) + d, round_to(pb.dtype, normal(rng)));
-        }
-      }
-    }
-  }
-  c.seqlens.assign(pb.lengths.begin(), pb.lengths.end());
-  if (pb.append) {
-    c.k_new = HostTensor::padded(pb.dtype, {B, pb.seqlen_q, pb.heads_kv, D});
-    c.v_new = HostTensor::padded(pb.dtype, {B, pb.seqlen_q, pb.heads_kv, D});
-    fill_random(c.k_new, rng);
-    fill_random(c.v_new, rng);
-  }
-  if (pb.rotary_dim) {
-    int positions = 1;
-    for (int length : pb.lengths) positions = std::max(positions, length + pb.seqlen_q);
-    c.cos = HostTensor::contiguous(pb.dtype, {positions, pb.rotary_dim / 2});
-    c.sin = HostTensor::contiguous(pb.dtype, {positions, pb.rotary_dim / 2});
-    for (int p = 0; p < positions; ++p) {
-      for (int i = 0; i < pb.rotary_dim / 2; ++i) {
-        const double angle = p * std::pow(10000.0, -2.0 * i / pb.rotary_dim);
-        c.cos.set(c.cos.offset({p, i}), round_to(pb.dtype, std::cos(angle)));
-        c.sin.set(c.sin.offset({p, i}), round_to(pb.dtype, std::sin(angle)));
-      }
-    }
-  }
-  c.out = HostTensor::contiguous(pb.dtype, {B, pb.seqlen_q, pb.heads, D});
-  c.lse = HostTensor::contiguous(DType::fp32, {B, pb.heads, pb.seqlen_q});
-  c.k_before.assign(c.k_cache.bytes(), c.k_cache.bytes() + c.k_cache.size_bytes());
-  c.v_before.assign(c.v_cache.bytes(), c.v_cache.bytes() + c.v_cache.size_bytes());
-
-  KVCacheArgs& a = c.args;
-  a.q = c.q.view();
-  a.k = c.k_cache.view();
-  a.v = c.v_cache.view();
-  a.cache_seqlens = TensorView::contiguous(c.seqlens.data(), DType::i32, {B});
-  if (pb.page_size)
-    a.page_table = TensorView::contiguous(c.page_table.data(), DType::i32, {B, pb.max_pages()});
-  if (pb.reversed_batch_idx) a.cache_batch_idx = TensorView::contiguous(c.batch_idx.data(), DType::i32, {B});
-  a.k_new = c.k_new.view();
-  a.v_new = c.v_new.view();
-  a.rotary_cos = c.cos.view();
-  a.rotary_sin = c.sin.view();
-  a.rotary_interleaved = pb.rotary_interleaved;
-  a.out = c.out.view();
-  a.lse = c.lse.view();
-  a.causal = pb.causal;
-  a.window_left = pb.window_left;
-  a.window_right = pb.window_right;
-  a.softcap = pb.softcap;
-  a.num_threads = 2;
+  CacheCall c{testing::make_kvcache_tensors(pb, seed), {}};
+  testing::DeviceTensors host(Device{DeviceKind::cpu, 0});
+  c.args = testing::kvcache_args(c, host);
+  c.args.num_threads = 2;
   return c;
 }
 
@@ -191,7 +54,7 @@ double unit_roundoff(DType dtype) {
 /// errors.
 double rotated(const CacheCall& c, const HostTensor& t, std::int64_t row_offset, int d, std::int64_t position,
                double* magnitude = nullptr) {
-  const CacheProblem& pb = c.problem;
+  const CacheProblem& pb = c.pb;
   if (magnitude) *magnitude = 0.0;
   if (d >= pb.rotary_dim) return t.get(row_offset + d);
   const int half = pb.rotary_dim / 2;
@@ -217,7 +80,7 @@ struct Gathered {
 };
 
 Gathered gather(const CacheCall& c, bool use_rotated_q_from_fp64) {
-  const CacheProblem& pb = c.problem;
+  const CacheProblem& pb = c.pb;
   const int B = pb.batch();
   Gathered g;
   g.cu_q = {0};
@@ -282,7 +145,7 @@ Status run_gathered(const CacheCall& c, Gathered& g) {
 
 /// out and lse of the kvcache call against the gathered forward's, bitwise (every element written).
 void expect_same_as_gathered(const CacheCall& c, const Gathered& g, const std::string& what) {
-  const CacheProblem& pb = c.problem;
+  const CacheProblem& pb = c.pb;
   for (int b = 0; b < pb.batch(); ++b) {
     for (int t = 0; t < pb.seqlen_q; ++t) {
       for (int h = 0; h < pb.heads; ++h) {
@@ -304,60 +167,19 @@ void expect_same_as_gathered(const CacheCall& c, const Gathered& g, const std::s
 /// Every cache byte but the appended rows as before the call; the appended rows as k_new / v_new (or
 /// their fp64 rotation for k, within one unit of the last place).
 void expect_cache_after_append(const CacheCall& c, const std::string& what) {
-  const CacheProblem& pb = c.problem;
-  std::vector<bool> appended_k(c.k_cache.size_bytes(), false);
-  std::vector<bool> appended_v(c.v_cache.size_bytes(), false);
-  const std::size_t element = element_size(pb.dtype);
-  for (int b = 0; b < pb.batch() && pb.append; ++b) {
-    for (int t = 0; t < pb.seqlen_q; ++t) {
-      const std::int64_t row = pb.lengths[b] + t;
-      for (int h = 0; h < pb.heads_kv; ++h) {
-        const std::int64_t k_dst = c.cache_offset(c.k_cache, b, row) + h * c.k_cache.stride(2);
-        const std::int64_t v_dst = c.cache_offset(c.v_cache, b, row) + h * c.v_cache.stride(2);
-        const std::int64_t k_src = c.k_new.offset({b, t, h, 0});
-        const std::int64_t v_src = c.v_new.offset({b, t, h, 0});
-        for (int d = 0; d < pb.head_dim; ++d) {
-          for (std::size_t byte = 0; byte < element; ++byte) {
-            appended_k[(k_dst + d) * element + byte] = true;
-            appended_v[(v_dst + d) * element + byte] = true;
-          }
-          ASSERT_EQ(c.v_cache.get(v_dst + d), c.v_new.get(v_src + d)) << what << ": v row " << row;
-          if (pb.rotary_dim) {
-            // One rounding to the dtype of a value computed in fp32: within (u + 2^-22) of the terms' scale
-            // of the fp64 rotation, itself rounded once.
-            double magnitude = 0.0;
-            const double expected = rotated(c, c.k_new, k_src, d, row, &magnitude);
-            const double tolerance = (2 * unit_roundoff(pb.dtype) + std::ldexp(1.0, -22)) * magnitude;
-            ASSERT_LE(std::abs(c.k_cache.get(k_dst + d) - expected), tolerance)
-                << what << ": rotated k row " << row;
-          } else {
-            ASSERT_EQ(c.k_cache.get(k_dst + d), c.k_new.get(k_src + d)) << what << ": k row " << row;
-          }
-        }
-      }
-    }
-  }
-  for (std::size_t i = 0; i < c.k_before.size(); ++i) {
-    if (!appended_k[i]) ASSERT_EQ(c.k_cache.bytes()[i], c.k_before[i]) << what << ": k cache byte " << i;
-  }
-  for (std::size_t i = 0; i < c.v_before.size(); ++i) {
-    if (!appended_v[i]) ASSERT_EQ(c.v_cache.bytes()[i], c.v_before[i]) << what << ": v cache byte " << i;
-  }
-}
-
-std::string describe(const CacheProblem& pb) {
-  std::string s = std::string(to_string(pb.dtype)) +
-                  (pb.page_size ? " page " + std::to_string(pb.page_size) : " dense") + " lengths";
-  for (int length : pb.lengths) s += " " + std::to_string(length);
-  s += pb.append ? " +append" : "";
-  s += pb.causal ? " causal" : "";
-  if (pb.window_left >= 0 || pb.window_right >= 0) {
-    s += " window " + std::to_string(pb.window_left) + "," + std::to_string(pb.window_right);
-  }
-  if (pb.softcap > 0) s += " softcap";
-  if (pb.rotary_dim) s += " rotary " + std::to_string(pb.rotary_dim) + (pb.rotary_interleaved ? "i" : "");
-  if (pb.reversed_batch_idx) s += " cache_batch_idx";
-  return s;
+  testing::expect_cache_after_append(
+      c, what, [&](std::int64_t k_src, int d, std::int64_t row, double actual) {
+        if (!c.pb.rotary_dim)
+          return actual == c.k_new.get(k_src + d) ? ::testing::AssertionSuccess()
+                                                  : ::testing::AssertionFailure() << actual;
+        // One rounding to the dtype of a value computed in fp32: within (u + 2^-22) of the terms' scale of
+        // the fp64 rotation, itself rounded once.
+        double magnitude = 0.0;
+        const double expected = rotated(c, c.k_new, k_src, d, row, &magnitude);
+        const double tolerance = (2 * unit_roundoff(c.pb.dtype) + std::ldexp(1.0, -22)) * magnitude;
+        if (std::abs(actual - expected) <= tolerance) return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure() << actual << " vs the fp64 rotation " << expected;
+      });
 }
 
 std::vector<CacheProblem> cache_problems() {
@@ -516,22 +338,22 @@ TEST(KVCacheCpu, BadIndicesAreRefusedBeforeAnythingIsWritten) {
   pb.lengths = {10, 20};
   {
     CacheCall c = make_call(pb, 500);
-    c.page_table[pb.max_pages() + 1] = 999;  // a page sequence 1 uses
+    c.page_table.set(pb.max_pages() + 1, 999);  // a page sequence 1 uses
     expect_refused(c, "page_table");
   }
   {
     CacheCall c = make_call(pb, 501);
-    c.page_table[0] = -1;
+    c.page_table.set(0, -1);
     expect_refused(c, "page_table");
   }
   {
     CacheCall c = make_call(pb, 502);
-    c.seqlens[1] = pb.capacity - pb.seqlen_q + 1;  // the append would run past the capacity
+    c.seqlens.set(1, pb.capacity - pb.seqlen_q + 1);  // the append would run past the capacity
     expect_refused(c, "cache_seqlens");
   }
   {
     CacheCall c = make_call(pb, 503);
-    c.seqlens[0] = -1;
+    c.seqlens.set(0, -1);
     expect_refused(c, "cache_seqlens");
   }
   {
@@ -558,7 +380,7 @@ TEST(KVCacheCpu, BadIndicesAreRefusedBeforeAnythingIsWritten) {
     dense.page_size = 0;
     dense.reversed_batch_idx = true;
     CacheCall c = make_call(dense, 507);
-    c.batch_idx[0] = 3;  // the cache has B + 1 = 3 entries
+    c.batch_idx.set(0, 3);  // the cache has B + 1 = 3 entries
     expect_refused(c, "cache_batch_idx");
   }
 }

@@ -10,12 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <numeric>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "common/kvcache_checks.hpp"
 #include "flashattn/flashattn.hpp"
 #include "reference/reference.hpp"
 #include "reference/rounding.hpp"
@@ -23,6 +21,7 @@
 #include "testing/device_memory.hpp"
 #include "testing/device_tensors.hpp"
 #include "testing/host_tensor.hpp"
+#include "testing/kvcache_case.hpp"
 #include "testing/tolerance.hpp"
 
 namespace flashattn::testing {
@@ -33,184 +32,23 @@ constexpr Device kGpu{DeviceKind::cuda, 0};
 #define SKIP_WITHOUT_GPU() \
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device is visible"
 
-struct DecodeProblem {
-  DType dtype = DType::bf16;
-  int heads = 8;
-  int heads_kv = 2;
-  int head_dim = 128;
-  int seqlen_q = 1;          ///< New tokens per sequence.
-  std::vector<int> lengths;  ///< cache_seqlens.
-  int page_size = 0;         ///< 0: dense cache.
-  int capacity = 64;         ///< S_max, or max_pages * page_size.
-  bool append = true;
-  bool causal = false;
-  int window_left = -1;
-  int window_right = -1;
-  float softcap = 0.0f;
-  bool alibi = false;
-  int rotary_dim = 0;
-  bool rotary_interleaved = false;
-  bool reversed_batch_idx = false;  ///< Dense: sequence b in cache entry B - b.
-  int num_splits = 0;
-
-  int batch() const { return static_cast<int>(lengths.size()); }
-  int max_pages() const { return page_size ? (capacity + page_size - 1) / page_size : 0; }
-  int keys(int b) const { return lengths[b] + (append ? seqlen_q : 0); }
-  bool windowed() const { return causal || window_left >= 0 || window_right >= 0; }
+/// The shared problem with the decode defaults: 8 query heads over 2 kv heads, D = 128, one new token.
+struct DecodeProblem : KVCacheProblem {
+  DecodeProblem() {
+    heads = 8;
+    head_dim = 128;
+    seqlen_q = 1;
+  }
 };
 
-std::string describe(const DecodeProblem& pb) {
-  std::string s = std::string(to_string(pb.dtype)) + " hd" + std::to_string(pb.head_dim) + " H" +
-                  std::to_string(pb.heads) + "/" + std::to_string(pb.heads_kv) + " Sq" +
-                  std::to_string(pb.seqlen_q) +
-                  (pb.page_size ? " page " + std::to_string(pb.page_size) : " dense") + " lengths";
-  for (int length : pb.lengths) s += " " + std::to_string(length);
-  s += pb.append ? " +append" : "";
-  s += pb.causal ? " causal" : "";
-  if (pb.window_left >= 0 || pb.window_right >= 0)
-    s += " window " + std::to_string(pb.window_left) + "," + std::to_string(pb.window_right);
-  s += pb.softcap > 0 ? " softcap" : "";
-  s += pb.alibi ? " alibi" : "";
-  if (pb.rotary_dim) s += " rotary " + std::to_string(pb.rotary_dim) + (pb.rotary_interleaved ? "i" : "");
-  s += pb.reversed_batch_idx ? " cache_batch_idx" : "";
-  s += " splits " + std::to_string(pb.num_splits);
-  return s;
-}
+using DecodeCall = KVCacheTensors;
 
 double round_to(DType dtype, double x) { return reference::round_to(precision_of(dtype), x); }
 
-/// Host side of one call: the inputs, the cache before the call, and (after run()) every output.
-struct DecodeCall {
-  DecodeProblem pb;
-  HostTensor q, k_cache, v_cache, k_new, v_new, cos, sin, out, lse, seqlens, page_table, batch_idx, slopes;
-  std::vector<std::byte> k_before, v_before;
-
-  /// Element offset of token `row` of sequence b, kv head 0, in a cache tensor.
-  std::int64_t cache_offset(const HostTensor& cache, int b, std::int64_t row) const {
-    if (pb.page_size) {
-      const auto page = static_cast<std::int64_t>(page_table.get(page_table.offset({b, row / pb.page_size})));
-      return page * cache.stride(0) + row % pb.page_size * cache.stride(1);
-    }
-    const std::int64_t entry = pb.reversed_batch_idx ? static_cast<std::int64_t>(batch_idx.get(b)) : b;
-    return entry * cache.stride(0) + row * cache.stride(1);
-  }
-};
-
-void fill_random(HostTensor& t, std::mt19937& rng) {
-  std::normal_distribution<double> normal;
-  for (std::int64_t i = 0; i < t.numel(); ++i) {
-    std::int64_t offset = 0, rest = i;
-    for (int d = t.rank() - 1; d >= 0; --d) {
-      offset += rest % t.shape(d) * t.stride(d);
-      rest /= t.shape(d);
-    }
-    t.set(offset, round_to(t.dtype(), normal(rng)));
-  }
-}
-
-/// Random inputs; pages shuffled through one pool, unused page-table entries far out of range and every
-/// cache row past a sequence's length NaN, so a read of either shows (a fault or NaN in out).
-DecodeCall make_call(const DecodeProblem& pb, unsigned seed) {
-  std::mt19937 rng(seed);
-  DecodeCall c;
-  c.pb = pb;
-  const int B = pb.batch(), D = pb.head_dim;
-  c.q = HostTensor::padded(pb.dtype, {B, pb.seqlen_q, pb.heads, D});
-  fill_random(c.q, rng);
-  c.seqlens = HostTensor::contiguous(DType::i32, {B});
-  for (int b = 0; b < B; ++b) c.seqlens.set(b, pb.lengths[b]);
-  if (pb.page_size) {
-    const int pages = B * pb.max_pages() + 2;
-    std::vector<int> pool(pages);
-    std::iota(pool.begin(), pool.end(), 0);
-    std::shuffle(pool.begin(), pool.end(), rng);
-    c.page_table = HostTensor::contiguous(DType::i32, {B, pb.max_pages()});
-    for (int b = 0; b < B; ++b) {
-      const int used = (pb.keys(b) + pb.page_size - 1) / pb.page_size;
-      for (int page = 0; page < pb.max_pages(); ++page)
-        c.page_table.set(c.page_table.offset({b, page}),
-                         page < used ? pool[b * pb.max_pages() + page] : 1 << 30);
-    }
-    c.k_cache = HostTensor::contiguous(pb.dtype, {pages, pb.page_size, pb.heads_kv, D});
-    c.v_cache = HostTensor::contiguous(pb.dtype, {pages, pb.page_size, pb.heads_kv, D});
-  } else {
-    const int entries = pb.reversed_batch_idx ? B + 1 : B;
-    if (pb.reversed_batch_idx) {
-      c.batch_idx = HostTensor::contiguous(DType::i32, {B});
-      for (int b = 0; b < B; ++b) c.batch_idx.set(b, B - b);
-    }
-    c.k_cache = HostTensor::padded(pb.dtype, {entries, pb.capacity, pb.heads_kv, D});
-    c.v_cache = HostTensor::padded(pb.dtype, {entries, pb.capacity, pb.heads_kv, D});
-  }
-  std::normal_distribution<double> normal;
-  for (int b = 0; b < B; ++b) {
-    for (int row = 0; row < pb.lengths[b]; ++row) {
-      for (HostTensor* cache : {&c.k_cache, &c.v_cache}) {
-        const std::int64_t base = c.cache_offset(*cache, b, row);
-        for (int h = 0; h < pb.heads_kv; ++h) {
-          for (int d = 0; d < D; ++d)
-            cache->set(base + h * cache->stride(2) + d, round_to(pb.dtype, normal(rng)));
-        }
-      }
-    }
-  }
-  if (pb.append) {
-    c.k_new = HostTensor::padded(pb.dtype, {B, pb.seqlen_q, pb.heads_kv, D});
-    c.v_new = HostTensor::padded(pb.dtype, {B, pb.seqlen_q, pb.heads_kv, D});
-    fill_random(c.k_new, rng);
-    fill_random(c.v_new, rng);
-  }
-  if (pb.rotary_dim) {
-    int positions = 1;
-    for (int b = 0; b < B; ++b) positions = std::max(positions, pb.lengths[b] + pb.seqlen_q);
-    c.cos = HostTensor::contiguous(pb.dtype, {positions, pb.rotary_dim / 2});
-    c.sin = HostTensor::contiguous(pb.dtype, {positions, pb.rotary_dim / 2});
-    for (int p = 0; p < positions; ++p) {
-      for (int i = 0; i < pb.rotary_dim / 2; ++i) {
-        const double angle = p * std::pow(10000.0, -2.0 * i / pb.rotary_dim);
-        c.cos.set(c.cos.offset({p, i}), round_to(pb.dtype, std::cos(angle)));
-        c.sin.set(c.sin.offset({p, i}), round_to(pb.dtype, std::sin(angle)));
-      }
-    }
-  }
-  if (pb.alibi) {
-    c.slopes = HostTensor::contiguous(DType::fp32, {B, pb.heads});
-    for (int b = 0; b < B; ++b) {
-      for (int h = 0; h < pb.heads; ++h) c.slopes.set(c.slopes.offset({b, h}), std::ldexp(1.0, -(h % 8) - 1));
-    }
-  }
-  c.out = HostTensor::padded(pb.dtype, {B, pb.seqlen_q, pb.heads, D});
-  c.lse = HostTensor::contiguous(DType::fp32, {B, pb.heads, pb.seqlen_q});
-  c.k_before.assign(c.k_cache.bytes(), c.k_cache.bytes() + c.k_cache.size_bytes());
-  c.v_before.assign(c.v_cache.bytes(), c.v_cache.bytes() + c.v_cache.size_bytes());
-  return c;
-}
+DecodeCall make_call(const DecodeProblem& pb, unsigned seed) { return make_kvcache_tensors(pb, seed); }
 
 /// The call's arguments with every tensor on the GPU (the cache, out and lse come back on download).
-KVCacheArgs bind(DecodeCall& c, DeviceTensors& device) {
-  KVCacheArgs a;
-  a.q = device.input(c.q);
-  a.k = device.output(c.k_cache);
-  a.v = device.output(c.v_cache);
-  a.cache_seqlens = device.input(c.seqlens);
-  a.page_table = device.input(c.page_table);
-  a.cache_batch_idx = device.input(c.batch_idx);
-  a.k_new = device.input(c.k_new);
-  a.v_new = device.input(c.v_new);
-  a.rotary_cos = device.input(c.cos);
-  a.rotary_sin = device.input(c.sin);
-  a.rotary_interleaved = c.pb.rotary_interleaved;
-  a.alibi_slopes = device.input(c.slopes);
-  a.out = device.output(c.out);
-  a.lse = device.output(c.lse);
-  a.causal = c.pb.causal;
-  a.window_left = c.pb.window_left;
-  a.window_right = c.pb.window_right;
-  a.softcap = c.pb.softcap;
-  a.num_splits = c.pb.num_splits;
-  a.device = kGpu;
-  return a;
-}
+KVCacheArgs bind(DecodeCall& c, DeviceTensors& device) { return kvcache_args(c, device); }
 
 /// Runs the call on the GPU and downloads its outputs (cache included).
 Status run(DecodeCall& c, RunInfo* info = nullptr) {
@@ -225,7 +63,7 @@ Status run(DecodeCall& c, RunInfo* info = nullptr) {
 /// (volatile keeps the host compiler from contracting them into an FMA), then rounded to the dtype.
 double kernel_rotation(const DecodeCall& c, const HostTensor& t, std::int64_t row_offset, int d,
                        std::int64_t position) {
-  const DecodeProblem& pb = c.pb;
+  const KVCacheProblem& pb = c.pb;
   if (d >= pb.rotary_dim) return t.get(row_offset + d);
   const int half = pb.rotary_dim / 2;
   const int pair = pb.rotary_interleaved ? d / 2 : d % half;
@@ -245,42 +83,19 @@ double kernel_rotation(const DecodeCall& c, const HostTensor& t, std::int64_t ro
 /// Every cache byte but the appended rows as before the call; appended v rows equal v_new and k rows equal
 /// k_new or its rotation as the kernel defines it, bitwise.
 void expect_cache_after_append(const DecodeCall& c, const std::string& what) {
-  const DecodeProblem& pb = c.pb;
-  std::vector<bool> appended_k(c.k_cache.size_bytes(), false), appended_v(c.v_cache.size_bytes(), false);
-  const std::size_t element = element_size(pb.dtype);
-  for (int b = 0; b < pb.batch() && pb.append; ++b) {
-    for (int t = 0; t < pb.seqlen_q; ++t) {
-      const std::int64_t row = pb.lengths[b] + t;
-      for (int h = 0; h < pb.heads_kv; ++h) {
-        const std::int64_t k_dst = c.cache_offset(c.k_cache, b, row) + h * c.k_cache.stride(2);
-        const std::int64_t v_dst = c.cache_offset(c.v_cache, b, row) + h * c.v_cache.stride(2);
-        const std::int64_t k_src = c.k_new.offset({b, t, h, 0});
-        const std::int64_t v_src = c.v_new.offset({b, t, h, 0});
-        for (int d = 0; d < pb.head_dim; ++d) {
-          for (std::size_t byte = 0; byte < element; ++byte) {
-            appended_k[(k_dst + d) * element + byte] = true;
-            appended_v[(v_dst + d) * element + byte] = true;
-          }
-          ASSERT_EQ(c.v_cache.get(v_dst + d), c.v_new.get(v_src + d)) << what << ": v row " << row;
-          const double expected =
-              pb.rotary_dim ? kernel_rotation(c, c.k_new, k_src, d, row) : c.k_new.get(k_src + d);
-          ASSERT_EQ(c.k_cache.get(k_dst + d), expected) << what << ": k row " << row << " dim " << d;
-        }
-      }
-    }
-  }
-  for (std::size_t i = 0; i < c.k_before.size(); ++i) {
-    if (!appended_k[i]) ASSERT_EQ(c.k_cache.bytes()[i], c.k_before[i]) << what << ": k cache byte " << i;
-  }
-  for (std::size_t i = 0; i < c.v_before.size(); ++i) {
-    if (!appended_v[i]) ASSERT_EQ(c.v_cache.bytes()[i], c.v_before[i]) << what << ": v cache byte " << i;
-  }
+  testing::expect_cache_after_append(
+      c, what, [&](std::int64_t k_src, int d, std::int64_t row, double actual) {
+        const double expected =
+            c.pb.rotary_dim ? kernel_rotation(c, c.k_new, k_src, d, row) : c.k_new.get(k_src + d);
+        if (actual == expected) return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure() << actual << " vs " << expected;
+      });
 }
 
 /// The oracle's problem: each sequence's queries (rotated as the kernel rotates them) and its keys read
 /// from the cache after the call, as a varlen batch in the canonical layout.
 reference::Problem gathered_problem(const DecodeCall& c) {
-  const DecodeProblem& pb = c.pb;
+  const KVCacheProblem& pb = c.pb;
   reference::Problem p;
   p.heads = pb.heads;
   p.heads_kv = pb.heads_kv;
@@ -318,7 +133,7 @@ reference::Problem gathered_problem(const DecodeCall& c) {
 
 /// out and lse of the call (already run) pass the calibrated rule against the oracle.
 void expect_matches_oracle(const DecodeCall& c, const std::string& what) {
-  const DecodeProblem& pb = c.pb;
+  const KVCacheProblem& pb = c.pb;
   const reference::Problem p = gathered_problem(c);
   const reference::ForwardResult ref = reference::forward(p);
   const reference::ForwardResult base = reference::base_forward(p, precision_of(pb.dtype));
@@ -523,7 +338,7 @@ TEST(KVCacheCuda, SplitCountsAgreeWithinRounding) {
 
 /// Copies sequence `from_b` of `from` (queries, new tokens, cached rows) into sequence `to_b` of `to`.
 void copy_sequence(const DecodeCall& from, int from_b, DecodeCall& to, int to_b) {
-  const DecodeProblem& pb = from.pb;
+  const KVCacheProblem& pb = from.pb;
   for (int t = 0; t < pb.seqlen_q; ++t) {
     for (int d = 0; d < pb.head_dim; ++d) {
       for (int h = 0; h < pb.heads; ++h)
@@ -549,7 +364,7 @@ void copy_sequence(const DecodeCall& from, int from_b, DecodeCall& to, int to_b)
 
 void expect_sequence_bitwise_equal(const DecodeCall& a, int a_b, const DecodeCall& b, int b_b,
                                    const std::string& what) {
-  const DecodeProblem& pb = a.pb;
+  const KVCacheProblem& pb = a.pb;
   for (int t = 0; t < pb.seqlen_q; ++t) {
     for (int h = 0; h < pb.heads; ++h) {
       for (int d = 0; d < pb.head_dim; ++d) {
