@@ -20,7 +20,8 @@ def main():
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--runs", type=int, default=4)
     parser.add_argument("--time", type=int, default=0,
-                        help="also time this many calls: back to back, each after an L2 flush, and replayed from a CUDA graph (us/call)")
+                        help="also time this many calls: back to back, each after an L2 flush, replayed from a CUDA graph, "
+                             "and with bench/peers.py's timing (us/call)")
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -76,6 +77,12 @@ def main():
         end.record()
         torch.cuda.synchronize()
         print(f"graph replay, back to back: {start.elapsed_time(end) * 1e3 / args.time:.1f} us/call")
+        # bench/peers.py's own timing of this call (an L2 flush, then a graph replay, per sample): the
+        # session-5 grid measured B 64 L 32k 14% slower there than the three timings above.
+        from peers import time_ms  # bench/ is this script's directory, first on sys.path
+
+        median, p10, p90 = time_ms(call, args.time, graph=True)
+        print(f"peers.time_ms: {median * 1e3:.1f} us/call (p10 {p10 * 1e3:.1f}, p90 {p90 * 1e3:.1f})")
 
 
 if __name__ == "__main__":
