@@ -51,6 +51,25 @@ TEST(Oracle, TinyBackwardByHand) {
   EXPECT_NEAR(g.dv[1], p1, 1e-15);
 }
 
+// A row that sees one key has P = 1 and dP = D exactly, so its dq and dk are zero and a kernel's are pure
+// rounding noise of dP - D. That noise scales with the dot products' absolute terms, here |1·1| + |-1·1|
+// for each of dP = dO·v and D = dO·out, even though both sums are 0.
+TEST(Oracle, GradientNoiseOfAOneKeyRowScalesWithTheDotProductsTerms) {
+  reference::Problem p;
+  p.seqlens_q = {1};
+  p.seqlens_k = {1};
+  p.head_dim = p.head_dim_v = 2;
+  p.q = {1.0, 2.0};
+  p.k = {0.5, -3.0};
+  p.v = {1.0, 1.0};
+  const reference::BackwardResult g = reference::backward(p, {1.0, -1.0});
+  const double scale = 1.0 / std::sqrt(2.0);
+  EXPECT_EQ(g.dq[0], 0.0);
+  EXPECT_EQ(g.dk[1], 0.0);
+  EXPECT_DOUBLE_EQ(g.dq_magnitude, scale * (2 + 2) * 3.0);  // max |k|
+  EXPECT_DOUBLE_EQ(g.dk_magnitude, scale * (2 + 2) * 2.0);  // max |q|
+}
+
 TEST(Oracle, TinyAlibiSoftcapAndMaskByHand) {
   reference::Problem p = tiny_problem();
   // ALiBi: the diagonal of the single row is key 1 (offset 1), so key 0 pays slope * 1.
