@@ -11,6 +11,15 @@ seconds), `latency`, `tokens_per_s` (output tokens), `prefill_tokens_per_s`, `pe
 the cell, which must be 0), `failures`; per training row `tokens_per_s`, `mfu`, `peak_mem_bytes`; per
 quality row `greedy_agreement`. A workload that fails is recorded with its error, not dropped.
 
+A full run takes longer than one call on a lent GPU machine may: `--workloads` and `--serve-args` /
+`--train-args` / `--quality-args` run a part (every implementation of a few cells, so each comparison stays
+within one run), and
+
+    python bench/e2e/report.py merge --json bench/results/e2e-<yyyymmdd>.json part1.json part2.json ...
+
+joins the parts: every row keeps the index of its part, the parts' environments are listed, and the
+headlines compare flashattn only with peers of the same part.
+
 `render` writes docs/e2e-<yyyymmdd>.md and its PNGs (latency per concurrency, tokens/s and memory against
 sequence length) and prints the three headline numbers (prefill speedup at 32k, decode throughput at
 concurrency 32, training tokens/s at 4k), each against the best peer measured in the same run.
@@ -21,6 +30,7 @@ import datetime
 import json
 import pathlib
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -103,6 +113,9 @@ def quality_rows(raw):
             for row in raw.get("rows", [])]
 
 
+WORKLOADS = ("serving", "training", "quality")
+
+
 def run(args):
     tiny = ["--config", "tiny"] if args.config == "tiny" or args.quick else []
     serve_args = tiny + (["--prompts", "64,256", "--concurrency", "1,4", "--new-tokens", "8", "--repeats", "2"]
@@ -112,11 +125,19 @@ def run(args):
     if args.attention:
         for arguments in (serve_args, train_args, quality_args):
             arguments += ["--attention", args.attention]
+    # Given later on the command line, the extra arguments override the defaults above.
+    serve_args += shlex.split(args.serve_args)
+    train_args += shlex.split(args.train_args)
+    quality_args += shlex.split(args.quality_args)
+    wanted = set(args.workloads.split(","))
+    if not wanted <= set(WORKLOADS):
+        raise SystemExit(f"--workloads: choose from {', '.join(WORKLOADS)}")
+    skipped = {"error": None, "skipped": True}
     with tempfile.TemporaryDirectory() as scratch:
         scratch = pathlib.Path(scratch)
-        serve = run_workload("serve", serve_args, scratch)
-        train = run_workload("train", train_args, scratch)
-        quality = run_workload("quality", quality_args, scratch)
+        serve = run_workload("serve", serve_args, scratch) if "serving" in wanted else skipped
+        train = run_workload("train", train_args, scratch) if "training" in wanted else skipped
+        quality = run_workload("quality", quality_args, scratch) if "quality" in wanted else skipped
     report = {
         "env": environment() | {"dtype": serve.get("env", {}).get("dtype", "bf16")},
         "serving": {"config": serve.get("config"), "parameters": serve.get("parameters"),
@@ -129,13 +150,50 @@ def run(args):
         "measurement_boundary": BOUNDARY,
         "note": "random weights and synthetic tokens at the stated shapes: speed does not depend on their values",
     }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=1))
-    print(f"wrote {args.json}")
+    for name, raw in zip(WORKLOADS, (serve, train, quality)):
+        report[name]["ran"] = not raw.get("skipped", False)
+    write(report, args.json)
+
+
+def write(report, path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=1))
+    print(f"wrote {path}")
+
+
+def merge(args):
+    """One report of several parts: rows tagged with their part, sections of the parts that ran joined."""
+    parts = [json.loads(path.read_text()) for path in args.parts]
+    report = {"env": parts[0]["env"], "measurement_boundary": parts[0]["measurement_boundary"],
+              "note": parts[0]["note"], "parts": []}
+    for name in WORKLOADS:
+        report[name] = {"config": None, "parameters": None, "rows": [], "error": None, "arguments": [], "ran": False}
+    report["training"]["longest"] = {}
+    report["quality"]["math_loss"] = None
+    for index, part in enumerate(parts):
+        report["parts"].append({"env": part["env"], "file": str(args.parts[index]),
+                                **{f"{name}_arguments": part[name].get("arguments") for name in WORKLOADS
+                                   if part[name].get("ran", True)}})
+        for name in WORKLOADS:
+            section, merged = part[name], report[name]
+            if not section.get("ran", True):
+                continue
+            merged["ran"] = True
+            merged["rows"] += [row | {"part": index} for row in section["rows"]]
+            merged["arguments"].append(section.get("arguments"))
+            if section.get("error"):
+                merged["error"] = "; ".join(filter(None, (merged["error"], f"part {index}: {section['error']}")))
+            for key in ("config", "parameters"):
+                if merged.get(key) is None:
+                    merged[key] = section.get(key)
+        report["training"]["longest"] |= part["training"].get("longest", {})
+        report["quality"]["math_loss"] = report["quality"]["math_loss"] or part["quality"].get("math_loss")
+    write(report, args.json)
 
 
 def best_peer(rows, key, higher_is_better, **match):
-    """The row of the best peer (not flashattn) for `key` among rows matching `match`, or None."""
+    """The row of the best peer (not flashattn) for `key` among rows matching `match` (a merged report's
+    `part` among them, so that a comparison stays within one run), or None."""
     candidates = [r for r in rows if r["attention"] in PEERS and r.get(key) is not None
                   and all(r.get(k) == v for k, v in match.items())]
     if not candidates:
@@ -152,7 +210,8 @@ def headlines(report):
                  and r["concurrency"] == 1 and r["ttft"]), None)
     if mine:
         peer = min((r for r in serving if r["attention"] in PEERS and r["prompt_tokens"] == longest_prompt
-                    and r["concurrency"] == 1 and r["ttft"]), key=lambda r: r["ttft"]["p50"], default=None)
+                    and r["concurrency"] == 1 and r["ttft"] and r.get("part") == mine.get("part")),
+                   key=lambda r: r["ttft"]["p50"], default=None)
         if peer:
             lines.append(f"prefill at {longest_prompt} prompt tokens, concurrency 1: TTFT p50 "
                          f"{mine['ttft']['p50'] * 1e3:.1f} ms vs {peer['attention']} {peer['ttft']['p50'] * 1e3:.1f} ms "
@@ -161,7 +220,8 @@ def headlines(report):
     for prompt in sorted({r["prompt_tokens"] for r in serving}):
         mine = next((r for r in serving if r["attention"] == "flashattn" and r["prompt_tokens"] == prompt
                      and r["concurrency"] == top and r["tokens_per_s"]), None)
-        peer = best_peer(serving, "tokens_per_s", True, prompt_tokens=prompt, concurrency=top)
+        peer = mine and best_peer(serving, "tokens_per_s", True, prompt_tokens=prompt, concurrency=top,
+                                  part=mine.get("part"))
         if mine and peer:
             lines.append(f"decode throughput at concurrency {top}, prompt {prompt}: {mine['tokens_per_s']:.0f} "
                          f"output tokens/s vs {peer['attention']} {peer['tokens_per_s']:.0f} "
@@ -169,7 +229,7 @@ def headlines(report):
     seqlen = 4096 if any(r["seqlen"] == 4096 for r in training) else max((r["seqlen"] for r in training), default=None)
     mine = next((r for r in training if r["attention"] == "flashattn" and r["seqlen"] == seqlen
                  and r["tokens_per_s"]), None)
-    peer = best_peer(training, "tokens_per_s", True, seqlen=seqlen)
+    peer = mine and best_peer(training, "tokens_per_s", True, seqlen=seqlen, part=mine.get("part"))
     if mine and peer:
         lines.append(f"training at S = {seqlen}: {mine['tokens_per_s']:.0f} tokens/s (MFU {mine['mfu']:.1%}) vs "
                      f"{peer['attention']} {peer['tokens_per_s']:.0f} ({mine['tokens_per_s'] / peer['tokens_per_s']:.2f}x)")
@@ -203,6 +263,8 @@ def plots(report, docs, stem):
         figure.savefig(docs / names[-1], dpi=110)
         plt.close(figure)
     for key, label, file in (("tokens_per_s", "training tokens/s", "tokens"), ("peak_mem_bytes", "peak GiB", "memory")):
+        if not training:
+            break
         figure, axis = plt.subplots(figsize=(6, 4))
         for attention in sorted({r["attention"] for r in training}):
             rows = sorted((r for r in training if r["attention"] == attention and r.get(key)), key=lambda r: r["seqlen"])
@@ -231,12 +293,56 @@ def gib(value):
     return f"{value / 2 ** 30:.1f}" if value else "–"
 
 
+def implementation(r):
+    """The attention implementation of a row, with its part in a merged report."""
+    return f"{r['attention']} (part {r['part']})" if "part" in r else r["attention"]
+
+
 def serving_line(r):
     timing = (f"{seconds_ms(r['ttft'])} / {seconds_ms(r['ttft'], 'p90')} / {seconds_ms(r['ttft'], 'p99')} | "
               f"{seconds_ms(r['tpot'])} / {seconds_ms(r['tpot'], 'p99')} | {r['tokens_per_s']:.0f}"
               if r["tokens_per_s"] else "– | – | –")
-    return (f"| {r['attention']} | {r['prompt_tokens']} | {r['concurrency']} | {timing} | {gib(r['peak_mem_bytes'])} "
+    return (f"| {implementation(r)} | {r['prompt_tokens']} | {r['concurrency']} | {timing} | {gib(r['peak_mem_bytes'])} "
             f"| {r['fallback']} | {failures(r)} |")
+
+
+def serving_section(serving):
+    out = [f"Configuration {serving['config']} ({serving['parameters']} parameters), arguments "
+           f"{serving['arguments']}." + (f" Workload error: {serving['error']}" if serving["error"] else ""), "",
+           "| attention | prompt | conc. | TTFT p50 / p90 / p99 ms | TPOT p50 / p99 ms | out tok/s | peak GiB "
+           "| fallbacks | failures |", "|---|---|---|---|---|---|---|---|---|"]
+    out += [serving_line(r) for r in serving["rows"]]
+    kernels = {(r["attention"], phase): names for r in serving["rows"] for phase, names in (r["kernel"] or {}).items()}
+    if kernels:
+        out += ["", "Attention kernels the profiler recorded (first cell of each implementation):", ""]
+        out += [f"- {a}, {phase}: {', '.join(names[:4]) or '(none matched)'}" for (a, phase), names in kernels.items()]
+    return out
+
+
+def training_section(training):
+    out = [f"Configuration {training['config']} ({training['parameters']} parameters), arguments "
+           f"{training['arguments']}." + (f" Workload error: {training['error']}" if training["error"] else ""), "",
+           "| attention | S | batch | tokens/s | MFU | peak GiB | failures |", "|---|---|---|---|---|---|---|"]
+    for r in training["rows"]:
+        speed = f"{r['tokens_per_s']:.0f} | {r['mfu']:.1%}" if r["tokens_per_s"] else "– | –"
+        out.append(f"| {implementation(r)} | {r['seqlen']} | {r['batch']} | {speed} | {gib(r['peak_mem_bytes'])} | "
+                   f"{failures(r)} |")
+    for attention, longest in training["longest"].items():
+        out.append(f"\nLongest trained sequence, {attention}: {longest['longest_trained']} "
+                   f"(first failure at {longest['first_failure_at']}).")
+    return out
+
+
+def quality_section(quality):
+    out = [f"Workload error: {quality['error']}", ""] if quality["error"] else []
+    out += ["| attention | logits vs math fp32 max / mean | greedy agreement (first difference) | loss max diff vs math |",
+            "|---|---|---|---|"]
+    for r in quality["rows"]:
+        logits, greedy = r["logits_vs_math_fp32"], r["greedy_agreement"]
+        out.append(f"| {implementation(r)} | " + (f"{logits['max_abs']:.3g} / {logits['mean_abs']:.3g}" if logits else "–")
+                   + " | " + (f"{greedy['fraction_equal']:.3f} ({greedy['first_difference']})" if greedy else "–")
+                   + " | " + (f"{r['loss_max_abs_difference_vs_math']:.3g}" if r["loss"] else r["error"] or "–") + " |")
+    return out
 
 
 def render(args):
@@ -248,39 +354,21 @@ def render(args):
     out = [f"# End-to-end evaluation ({stem})", "",
            f"GPU {env.get('gpu')}, driver {env.get('driver')}, CUDA {env.get('cuda')}, cuDNN {env.get('cudnn')}, "
            f"PyTorch {env.get('torch')}, commit {env.get('commit')}, {env.get('dtype')}, {env.get('date')}. "
-           f"{report['note']}.", "", "## Headlines", ""]
+           f"{report['note']}.", ""]
+    if report.get("parts"):
+        out += [f"Measured in {len(report['parts'])} parts, each its own run; rows name their part, and every "
+                "comparison stays within one part:", ""]
+        out += [f"- part {i}: {part['env'].get('date')}, commit {part['env'].get('commit')}, "
+                + ", ".join(f"{key[:-len('_arguments')]} {value}" for key, value in part.items()
+                            if key.endswith("_arguments")) for i, part in enumerate(report["parts"])]
+        out.append("")
+    out += ["## Headlines", ""]
     out += [f"- {line}" for line in headlines(report)] or ["- (no flashattn row with a peer to compare)"]
     out += ["", "## Measurement boundary", ""] + [f"- {k}: {v}" for k, v in report["measurement_boundary"].items()]
-    serving = report["serving"]
-    out += ["", "## Serving", "", f"Configuration {serving['config']} ({serving['parameters']} parameters), "
-            f"arguments {serving['arguments']}." + (f" Workload error: {serving['error']}" if serving["error"] else ""),
-            "", "| attention | prompt | conc. | TTFT p50 / p90 / p99 ms | TPOT p50 / p99 ms | out tok/s | peak GiB "
-            "| fallbacks | failures |", "|---|---|---|---|---|---|---|---|---|"]
-    out += [serving_line(r) for r in serving["rows"]]
-    kernels = {(r["attention"], phase): names for r in serving["rows"] for phase, names in (r["kernel"] or {}).items()}
-    if kernels:
-        out += ["", "Attention kernels the profiler recorded (first cell of each implementation):", ""]
-        out += [f"- {a}, {phase}: {', '.join(names[:4]) or '(none matched)'}" for (a, phase), names in kernels.items()]
-    training = report["training"]
-    out += ["", "## Training", "", f"Configuration {training['config']} ({training['parameters']} parameters), "
-            f"arguments {training['arguments']}." + (f" Workload error: {training['error']}" if training["error"] else ""),
-            "", "| attention | S | batch | tokens/s | MFU | peak GiB | failures |", "|---|---|---|---|---|---|---|"]
-    for r in training["rows"]:
-        speed = f"{r['tokens_per_s']:.0f} | {r['mfu']:.1%}" if r["tokens_per_s"] else "– | –"
-        out.append(f"| {r['attention']} | {r['seqlen']} | {r['batch']} | {speed} | {gib(r['peak_mem_bytes'])} | "
-                   f"{failures(r)} |")
-    for attention, longest in training["longest"].items():
-        out.append(f"\nLongest trained sequence, {attention}: {longest['longest_trained']} "
-                   f"(first failure at {longest['first_failure_at']}).")
-    quality = report["quality"]
-    out += ["", "## Quality", ""] + ([f"Workload error: {quality['error']}", ""] if quality["error"] else [])
-    out += ["| attention | logits vs math fp32 max / mean | greedy agreement (first difference) | loss max diff vs math |",
-            "|---|---|---|---|"]
-    for r in quality["rows"]:
-        logits, greedy = r["logits_vs_math_fp32"], r["greedy_agreement"]
-        out.append(f"| {r['attention']} | " + (f"{logits['max_abs']:.3g} / {logits['mean_abs']:.3g}" if logits else "–")
-                   + " | " + (f"{greedy['fraction_equal']:.3f} ({greedy['first_difference']})" if greedy else "–")
-                   + " | " + (f"{r['loss_max_abs_difference_vs_math']:.3g}" if r["loss"] else r["error"] or "–") + " |")
+    for name, write_section in (("serving", serving_section), ("training", training_section),
+                                ("quality", quality_section)):
+        out += ["", f"## {name.capitalize()}", ""]
+        out += write_section(report[name]) if report[name].get("ran", True) else ["Not run in this report."]
     out += [""] + ([f"![{name}]({name})" for name in images] if images else [skipped]) + [""]
     page = args.docs / f"{stem}.md"
     page.write_text("\n".join(out))
@@ -297,11 +385,18 @@ def main():
     run_parser.add_argument("--config", choices=["serving", "tiny"], default="serving")
     run_parser.add_argument("--attention", help="comma list (default: each workload's own)")
     run_parser.add_argument("--quick", action="store_true", help="tiny shapes and few steps (a smoke test)")
+    run_parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma list of " + ", ".join(WORKLOADS))
+    for name in ("serve", "train", "quality"):
+        run_parser.add_argument(f"--{name}-args", default="", help=f"extra arguments of {name}.py, e.g. "
+                                "'--prompts 2048 --concurrency 1,8'")
+    merge_parser = commands.add_parser("merge", help="join the JSON of several parts into one report")
+    merge_parser.add_argument("--json", type=pathlib.Path, required=True)
+    merge_parser.add_argument("parts", type=pathlib.Path, nargs="+")
     render_parser = commands.add_parser("render", help="write the Markdown page and plots of a report JSON")
     render_parser.add_argument("report", type=pathlib.Path)
     render_parser.add_argument("--docs", type=pathlib.Path, default=ROOT / "docs")
     args = parser.parse_args()
-    run(args) if args.command == "run" else render(args)
+    {"run": run, "merge": merge, "render": render}[args.command](args)
 
 
 if __name__ == "__main__":
