@@ -99,6 +99,19 @@ inline void expect_reruns_bitwise_identical(const Capabilities& caps, const Targ
   }
 }
 
+/// Races: a batch of 60 causal GQA sequences (many CTAs adding into the same dQ rows at once) rerun 10
+/// times without deterministic on `target`'s path, every built head dim: out, lse, dK and dV bitwise
+/// identical every time, dQ equal up to rounding. `next_seed` gives each case's seed.
+inline void expect_backward_batch_of_60_stable(const Capabilities& caps, const Target& target,
+                                               std::uint64_t (*next_seed)()) {
+  for (int head_dim : caps.head_dims) {
+    Case c = dense_gqa_case(caps, head_dim, 257, 384, next_seed());
+    c.batch = 60;
+    c.causal = true;
+    EXPECT_EQ(backward_rerun_differences(c, target, 10), "") << describe(c);
+  }
+}
+
 /// backward() with the caller's workspace on `target`'s path: the varlen rerun case passes the oracle and
 /// its deterministic reruns, all on one buffer with stale contents, are bitwise identical; one byte short
 /// is refused with an error naming the workspace, and dq stays untouched.

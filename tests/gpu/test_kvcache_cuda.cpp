@@ -45,15 +45,10 @@ using DecodeCall = KVCacheTensors;
 
 double round_to(DType dtype, double x) { return reference::round_to(precision_of(dtype), x); }
 
-DecodeCall make_call(const DecodeProblem& pb, unsigned seed) { return make_kvcache_tensors(pb, seed); }
-
-/// The call's arguments with every tensor on the GPU (the cache, out and lse come back on download).
-KVCacheArgs bind(DecodeCall& c, DeviceTensors& device) { return kvcache_args(c, device); }
-
 /// Runs the call on the GPU and downloads its outputs (cache included).
 Status run(DecodeCall& c, RunInfo* info = nullptr) {
   DeviceTensors device(kGpu);
-  const KVCacheArgs args = bind(c, device);
+  const KVCacheArgs args = kvcache_args(c, device);
   const Status status = forward_kvcache(args, info);
   device.download_outputs();
   return status;
@@ -230,7 +225,7 @@ TEST(KVCacheCuda, PageSizesAndEdgeLengthsMatchOracle) {
         const int edge = page_size > 1 ? page_size : 64;  // a key tile is 64 keys
         base.lengths = {0, 1, edge - 1, edge + 1, base.capacity - seqlen_q};
         for (DecodeProblem pb : for_each_kernel(base)) {
-          DecodeCall c = make_call(pb, next_seed());
+          DecodeCall c = make_kvcache_tensors(pb, next_seed());
           run_and_check(c);
         }
       }
@@ -253,7 +248,7 @@ TEST(KVCacheCuda, GqaAndMqaMatchOracle) {
       base.capacity = 1040;
       base.lengths = {1000, 3, 0, 517};
       for (DecodeProblem pb : for_each_kernel(base)) {
-        DecodeCall c = make_call(pb, next_seed());
+        DecodeCall c = make_kvcache_tensors(pb, next_seed());
         run_and_check(c);
       }
     }
@@ -287,7 +282,7 @@ TEST(KVCacheCuda, MaskOptionsMatchOracle) {
   bases.push_back(mapped);
   for (const DecodeProblem& base : bases) {
     for (DecodeProblem pb : for_each_kernel(base)) {
-      DecodeCall c = make_call(pb, next_seed());
+      DecodeCall c = make_kvcache_tensors(pb, next_seed());
       run_and_check(c);
     }
   }
@@ -308,7 +303,7 @@ TEST(KVCacheCuda, RotaryEmbeddingMatchesOracle) {
         base.causal = causal;
         for (DecodeProblem pb : for_each_kernel(base)) {
           pb.rotary_dim = partial ? pb.head_dim / 2 : pb.head_dim;
-          DecodeCall c = make_call(pb, next_seed());
+          DecodeCall c = make_kvcache_tensors(pb, next_seed());
           run_and_check(c);
         }
       }
@@ -329,7 +324,7 @@ TEST(KVCacheCuda, SplitCountsAgreeWithinRounding) {
     base.lengths = {2000, 65, 0, 1};
     base.num_splits = splits;
     for (DecodeProblem pb : for_each_kernel(base)) {
-      DecodeCall c = make_call(pb, next_seed());
+      DecodeCall c = make_kvcache_tensors(pb, next_seed());
       const RunInfo info = run_and_check(c);
       EXPECT_GE(info.num_splits, 1);
     }
@@ -390,10 +385,10 @@ TEST(KVCacheCuda, ASequenceResultDoesNotDependOnItsBatchNeighbours) {
   trio.capacity = 4096;
   trio.lengths = {4000, 777, 5};
   for (DecodeProblem pb : for_each_kernel(trio)) {
-    DecodeCall first = make_call(pb, next_seed());
+    DecodeCall first = make_kvcache_tensors(pb, next_seed());
     DecodeProblem other = pb;
     other.lengths = {1, 777, 4090};
-    DecodeCall second = make_call(other, next_seed());
+    DecodeCall second = make_kvcache_tensors(other, next_seed());
     copy_sequence(first, 1, second, 1);
     ASSERT_TRUE(run(first).ok());
     ASSERT_TRUE(run(second).ok());
@@ -401,10 +396,10 @@ TEST(KVCacheCuda, ASequenceResultDoesNotDependOnItsBatchNeighbours) {
 
     DecodeProblem fixed = pb;
     fixed.num_splits = 7;
-    DecodeCall three = make_call(fixed, next_seed());
+    DecodeCall three = make_kvcache_tensors(fixed, next_seed());
     DecodeProblem alone = fixed;
     alone.lengths = {777};
-    DecodeCall one = make_call(alone, next_seed());
+    DecodeCall one = make_kvcache_tensors(alone, next_seed());
     copy_sequence(three, 1, one, 0);
     ASSERT_TRUE(run(three).ok());
     ASSERT_TRUE(run(one).ok());
@@ -426,9 +421,9 @@ TEST(KVCacheCuda, RerunsAreBitwiseIdentical) {
   base.capacity = 1500;
   base.lengths = {1400, 0, 64};
   for (DecodeProblem pb : for_each_kernel(base)) {
-    DecodeCall c = make_call(pb, next_seed());
+    DecodeCall c = make_kvcache_tensors(pb, next_seed());
     DeviceTensors device(kGpu);
-    const KVCacheArgs args = bind(c, device);
+    const KVCacheArgs args = kvcache_args(c, device);
     std::vector<std::byte> first;
     for (int rerun = 0; rerun < 10; ++rerun) {
       c.out.poison();
@@ -460,11 +455,11 @@ TEST(KVCacheCuda, CallerWorkspace) {
   base.rotary_dim = 64;
   base.num_splits = 8;
   for (DecodeProblem pb : for_each_kernel(base)) {
-    DecodeCall allocating = make_call(pb, 777);
+    DecodeCall allocating = make_kvcache_tensors(pb, 777);
     ASSERT_TRUE(run(allocating).ok());
-    DecodeCall given = make_call(pb, 777);
+    DecodeCall given = make_kvcache_tensors(pb, 777);
     DeviceTensors device(kGpu);
-    KVCacheArgs args = bind(given, device);
+    KVCacheArgs args = kvcache_args(given, device);
     const std::size_t bytes = kvcache_workspace_size(args);
     ASSERT_GT(bytes, 0u) << "8 splits and rotary embedding need a workspace";
     void* workspace = nullptr;
