@@ -41,6 +41,24 @@ set(FLASHATTN_SM90_ABLATION "none" CACHE STRING
 set_property(CACHE FLASHATTN_SM90_ABLATION PROPERTY STRINGS none no_pingpong no_overlap no_overlap_no_pingpong stages_3 v_stages_2
                                                      two_consumer_warpgroups)
 
+# Compiles `sources` in an object library `<target>_<name>_kernels` that has the target's include
+# directories, definitions and options but its own architectures (`cuda_archs`, OFF when `arch_flags`
+# names them), and links the objects into the target.
+function(flashattn_add_kernel_objects target name sources cuda_archs arch_flags)
+  if(NOT sources)
+    return()
+  endif()
+  set(objects ${target}_${name}_kernels)
+  add_library(${objects} OBJECT ${sources})
+  set_target_properties(${objects} PROPERTIES CUDA_ARCHITECTURES ${cuda_archs} POSITION_INDEPENDENT_CODE ON
+                        CUDA_COMPILER_LAUNCHER ${PROJECT_SOURCE_DIR}/cmake/time_compile.sh)
+  target_include_directories(${objects} PRIVATE $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
+  target_compile_definitions(${objects} PRIVATE $<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>)
+  target_compile_options(${objects} PRIVATE $<TARGET_PROPERTY:${target},COMPILE_OPTIONS> ${arch_flags})
+  target_link_libraries(${objects} PRIVATE CUDA::cudart)
+  target_sources(${target} PRIVATE $<TARGET_OBJECTS:${objects}>)
+endfunction()
+
 function(flashattn_add_cuda_sources target)
   file(GLOB_RECURSE cuda_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu ${PROJECT_SOURCE_DIR}/src/cuda/*.cpp)
   target_sources(${target} PRIVATE ${cuda_sources})
@@ -88,34 +106,39 @@ function(flashattn_add_cuda_sources target)
   message(STATUS "flashattn: ${count} CUDA kernel instantiations: ${FLASHATTN_KERNEL_NAMES}")
   set_source_files_properties(${FLASHATTN_GENERATED_KERNELS} PROPERTIES COMPILE_OPTIONS
                               "$<$<BOOL:${FLASHATTN_PTXAS_VERBOSE}>:-Xptxas=-v>")
-  # The sm90 kernels exist only in the sm_90a pass (wgmma, setmaxnreg): they are compiled for 90a alone, in
-  # an object library with the target's settings, instead of paying an empty pass per other architecture.
-  set(portable_kernels ${FLASHATTN_GENERATED_KERNELS})
-  set(hopper_kernels ${FLASHATTN_GENERATED_KERNELS})
-  list(FILTER portable_kernels EXCLUDE REGEX "_sm90_")
-  list(FILTER hopper_kernels INCLUDE REGEX "_sm90_")
-  target_sources(${target} PRIVATE ${portable_kernels} ${FLASHATTN_GENERATED_REGISTRY})
+  # Each family compiles as src/cuda/generate_instantiations.py's FAMILIES says. Per-architecture families
+  # and the registry are sources of the target itself (a pass per FLASHATTN_CUDA_ARCHS entry).
+  target_sources(${target} PRIVATE ${FLASHATTN_KERNELS_PER_ARCH} ${FLASHATTN_GENERATED_REGISTRY})
   set_target_properties(${target} PROPERTIES CUDA_COMPILER_LAUNCHER ${PROJECT_SOURCE_DIR}/cmake/time_compile.sh)
-  if(hopper_kernels)
-    add_library(${target}_sm90_kernels OBJECT ${hopper_kernels})
-    set_target_properties(${target}_sm90_kernels PROPERTIES CUDA_ARCHITECTURES 90a-real POSITION_INDEPENDENT_CODE ON
-                          CUDA_COMPILER_LAUNCHER ${PROJECT_SOURCE_DIR}/cmake/time_compile.sh)
-    target_include_directories(${target}_sm90_kernels PRIVATE $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
-    target_compile_definitions(${target}_sm90_kernels PRIVATE $<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>)
-    # CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED: CuTe's wgmma selectors then take every N that is a multiple of
-    # 8 (the D = 192 tile's 112 keys are one m64n112 instruction per k-step, not seven m64n16 ones). Only
-    # in the TUs whose tiles need it (layouts_fwd_sm90.cuh static_asserts the rest): the extra
-    # specialisations cost every TU that includes CuTe ~14 s of cudafe++ and ~7 s of cicc per arch
-    # (docs/PERF.md, build time). No N is instantiated both with and without it.
-    set(extended_shape_kernels ${hopper_kernels})
-    list(FILTER extended_shape_kernels INCLUDE REGEX "fwd_sm90_[a-z0-9]+_hd192\\.cu$")
-    if(extended_shape_kernels)
-      set_property(SOURCE ${extended_shape_kernels} APPEND PROPERTY COMPILE_DEFINITIONS
-                   CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)
+  # Architecture-neutral families: one compute_80 PTX (cicc once, the bulk of a TU's time), assembled for
+  # every real architecture of the build (90a -> sm_90: this code uses no sm_90a-only instruction) and
+  # embedded for the driver to JIT on newer GPUs.
+  set(real_archs "")
+  foreach(arch IN LISTS FLASHATTN_CUDA_ARCHS)
+    if(NOT arch MATCHES "^([0-9]+)[a-z]?(-real|-virtual)?$" OR CMAKE_MATCH_1 LESS 80)
+      message(FATAL_ERROR "flashattn: FLASHATTN_CUDA_ARCHS entry '${arch}': name SM architectures of 80 or newer, "
+                          "e.g. 90a;80 (the kernels need sm_80)")
     endif()
-    target_compile_options(${target}_sm90_kernels PRIVATE $<TARGET_PROPERTY:${target},COMPILE_OPTIONS>)
-    target_link_libraries(${target}_sm90_kernels PRIVATE CUDA::cudart)
-    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${target}_sm90_kernels>)
+    set(number ${CMAKE_MATCH_1})
+    list(APPEND real_archs "sm_${number}")
+  endforeach()
+  list(REMOVE_DUPLICATES real_archs)
+  list(JOIN real_archs "," real_archs)
+  flashattn_add_kernel_objects(${target} portable "${FLASHATTN_KERNELS_ONE_PTX}" OFF
+                               "--generate-code=arch=compute_80,code=[compute_80,${real_archs}]")
+  # The sm90 kernels exist only in the sm_90a pass (wgmma, setmaxnreg): compiled for 90a alone instead of
+  # paying an empty pass per other architecture.
+  flashattn_add_kernel_objects(${target} sm90 "${FLASHATTN_KERNELS_SM90A}" 90a-real "")
+  # CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED: CuTe's wgmma selectors then take every N that is a multiple of
+  # 8 (the D = 192 tile's 112 keys are one m64n112 instruction per k-step, not seven m64n16 ones). Only
+  # in the TUs whose tiles need it (layouts_fwd_sm90.cuh static_asserts the rest): the extra
+  # specialisations cost every TU that includes CuTe ~14 s of cudafe++ and ~7 s of cicc per arch
+  # (docs/PERF.md, build time). No N is instantiated both with and without it.
+  set(extended_shape_kernels ${FLASHATTN_KERNELS_SM90A})
+  list(FILTER extended_shape_kernels INCLUDE REGEX "fwd_sm90_[a-z0-9]+_hd192\\.cu$")
+  if(extended_shape_kernels)
+    set_property(SOURCE ${extended_shape_kernels} APPEND PROPERTY COMPILE_DEFINITIONS
+                 CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)
   endif()
   # Printed by every build, next to the per-TU times the launcher prints.
   add_custom_target(flashattn_kernel_manifest

@@ -19,13 +19,21 @@ DTYPES = {"fp16": "cutlass::half_t", "bf16": "cutlass::bfloat16_t"}
 HEAD_DIMS = (64, 96, 128, 192, 256)
 SM90_HEAD_DIMS = (64, 96, 128, 192, 256)  # src/cuda/sm90/tile_fwd_sm90.hpp has a tile for these
 SM90_BWD_HEAD_DIMS = (64, 128)  # src/cuda/sm90/tile_bwd_sm90.hpp has a tile for these
-# Kernel family per (op, arch): the launcher header and the launcher template each TU instantiates.
+# How a family's TUs are compiled (cmake/FlashattnCuda.cmake reads the lists of sources.cmake):
+# - "one_ptx": device code that never asks for __CUDA_ARCH__: one compute_80 PTX, assembled by ptxas for
+#   every real architecture of the build. cicc (NVVM), most of a TU's time, runs once instead of once per
+#   architecture; the sm_90 SASS of fwd_sm80 hd128 is instruction-identical to a compute_90a pass's.
+# - "per_arch": device code with architecture branches (griddepcontrol on sm90): one pass per architecture.
+# - "sm90a": wgmma/setmaxnreg kernels that exist only in the sm_90a pass.
+ONE_PTX, PER_ARCH, SM90A = "one_ptx", "per_arch", "sm90a"
+# Kernel family per (op, arch): the launcher header, the launcher template each TU instantiates, and how
+# the family compiles.
 FAMILIES = {
-    ("fwd", 80): ("cuda/sm80/launch_fwd_sm80.cuh", "sm80::launch_fwd_sm80"),
-    ("fwd", 90): ("cuda/sm90/launch_fwd_sm90.cuh", "sm90::launch_fwd_sm90"),
-    ("bwd", 80): ("cuda/sm80/launch_bwd_sm80.cuh", "sm80::launch_bwd_sm80"),
-    ("bwd", 90): ("cuda/sm90/launch_bwd_sm90.cuh", "sm90::launch_bwd_sm90"),
-    ("kvcache", 80): ("cuda/decode/launch_kvcache_sm80.cuh", "decode::launch_kvcache_sm80"),
+    ("fwd", 80): ("cuda/sm80/launch_fwd_sm80.cuh", "sm80::launch_fwd_sm80", ONE_PTX),
+    ("fwd", 90): ("cuda/sm90/launch_fwd_sm90.cuh", "sm90::launch_fwd_sm90", SM90A),
+    ("bwd", 80): ("cuda/sm80/launch_bwd_sm80.cuh", "sm80::launch_bwd_sm80", ONE_PTX),
+    ("bwd", 90): ("cuda/sm90/launch_bwd_sm90.cuh", "sm90::launch_bwd_sm90", SM90A),
+    ("kvcache", 80): ("cuda/decode/launch_kvcache_sm80.cuh", "decode::launch_kvcache_sm80", PER_ARCH),
 }
 
 
@@ -64,7 +72,7 @@ OP_KINDS = {"fwd": "forward", "bwd": "backward", "kvcache": "kvcache"}
 
 
 def kernel_tu(kernel: Kernel) -> str:
-    header, launcher = FAMILIES[(kernel.op, kernel.arch)]
+    header, launcher, _ = FAMILIES[(kernel.op, kernel.arch)]
     return (
         HEADER
         + f'#include "{header}"\n\n'
@@ -130,6 +138,27 @@ def registry_tu(kernels: list[Kernel]) -> str:
     )
 
 
+def sources_cmake(kernels: list[Kernel], sources: list[pathlib.Path], registry: pathlib.Path) -> str:
+    """The CMake lists of the generated TUs: all of them, and one list per compile mode of FAMILIES."""
+
+    def listing(variable: str, mode=None) -> str:
+        chosen = [
+            path
+            for kernel, path in zip(kernels, sources)
+            if mode is None or FAMILIES[(kernel.op, kernel.arch)][2] == mode
+        ]
+        return f"set({variable}\n" + "".join(f'  "{path.as_posix()}"\n' for path in chosen) + ")\n"
+
+    return (
+        listing("FLASHATTN_GENERATED_KERNELS")
+        + listing("FLASHATTN_KERNELS_ONE_PTX", ONE_PTX)
+        + listing("FLASHATTN_KERNELS_PER_ARCH", PER_ARCH)
+        + listing("FLASHATTN_KERNELS_SM90A", SM90A)
+        + f'set(FLASHATTN_GENERATED_REGISTRY "{registry.as_posix()}")\n'
+        + f'set(FLASHATTN_KERNEL_NAMES "{";".join(k.name for k in kernels)}")\n'
+    )
+
+
 def write_if_changed(path: pathlib.Path, text: str) -> None:
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
@@ -171,14 +200,7 @@ def main() -> None:
     for stale in args.out.glob("*.cu"):
         if stale not in sources:
             stale.unlink()
-    listing = "".join(f'  "{path.as_posix()}"\n' for path in sources)
-    write_if_changed(
-        args.out / "sources.cmake",
-        f"set(FLASHATTN_GENERATED_KERNELS\n{listing})\n"
-        f'set(FLASHATTN_GENERATED_REGISTRY "{registry.as_posix()}")\n'
-        f'set(FLASHATTN_KERNEL_NAMES "{";".join(k.name for k in kernels)}")\n',
-    )
-
+    write_if_changed(args.out / "sources.cmake", sources_cmake(kernels, sources, registry))
 
 if __name__ == "__main__":
     main()
