@@ -42,6 +42,9 @@ struct Device {
 /// (an error, not a fallback, when that path cannot run).
 enum class CudaPath { automatic, hopper, portable };
 
+/// "auto", "hopper" or "portable" (the names the CLI and the Python binding take).
+const char* to_string(CudaPath path);
+
 /// Arguments shared by forward and backward: the inputs and the attention's mathematical options.
 struct AttentionArgs {
   TensorView q;  ///< (B, Sq, H, D) or varlen (total_q, H, D); fp16, bf16 or fp32 (CPU only).

@@ -55,6 +55,10 @@ Status check_only(core::OpKind op, const Params& params, const AttentionArgs& ar
 
 }  // namespace
 
+const char* to_string(CudaPath path) {
+  return path == CudaPath::hopper ? "hopper" : path == CudaPath::portable ? "portable" : "auto";
+}
+
 Status forward(const ForwardArgs& args, RunInfo* info) {
   ForwardParams params;
   Status status = core::validate_forward(args, params);

@@ -14,7 +14,6 @@
 #include "bench_point.hpp"
 #include "bench_workload.hpp"
 #include "commands.hpp"
-#include "cuda_path_option.hpp"
 #include "env_info.hpp"
 #include "flashattn/device.hpp"
 #include "json_report.hpp"
@@ -158,51 +157,6 @@ nlohmann::json bench_env(const std::vector<std::string>& argv, const std::vector
 }
 
 }  // namespace
-
-CLI::App* add_bench_command(CLI::App& app, BenchOptions& options) {
-  CLI::App* command =
-      app.add_subcommand("bench", "Verified timings; list-valued options sweep their product");
-  std::vector<std::string> backend_names{"cpu", "standard", "cuda"};
-  command
-      ->add_option("--backend", options.backends,
-                   "Comma-separated: cpu, standard, cuda (default: the best available)")
-      ->delimiter(',')
-      ->check(CLI::IsMember(backend_names));
-  command->add_option("--op", options.op, "fwd or bwd")->check(CLI::IsMember({"fwd", "bwd"}));
-  command
-      ->add_option("--dtype", options.dtype, "bf16, fp16 or fp32 (default: fp32 on the CPU, bf16 on a GPU)")
-      ->check(CLI::IsMember({"bf16", "fp16", "fp32"}));
-  const auto positive = CLI::PositiveNumber;
-  command->add_option("--batch", options.batch, "Batch sizes")->delimiter(',')->check(positive);
-  command->add_option("--heads", options.heads, "Query heads")->delimiter(',')->check(positive);
-  command->add_option("--heads-kv", options.heads_kv, "Key/value heads (default: = heads)")
-      ->delimiter(',')
-      ->check(positive);
-  command->add_option("--seqlen-q", options.seqlen_q, "Query lengths")->delimiter(',')->check(positive);
-  command->add_option("--seqlen-k", options.seqlen_k, "Key lengths (default: = seqlen-q)")
-      ->delimiter(',')
-      ->check(positive);
-  command->add_option("--head-dim", options.head_dim, "Head dims")->delimiter(',')->check(positive);
-  command->add_flag("--causal", options.causal, "Bottom-right aligned causal mask");
-  command->add_option("--window", options.window, "Sliding window L,R (-1 = unbounded side)")
-      ->delimiter(',')
-      ->expected(2);
-  command
-      ->add_option("--samples", options.samples,
-                   "Timed samples per point and backend (default: 10 on the CPU, 20 for cuda)")
-      ->check(positive);
-  command
-      ->add_option("--warmup", options.warmup,
-                   "Untimed runs before the samples (default: 1 on the CPU, 10 for cuda)")
-      ->check(CLI::NonNegativeNumber);
-  command->add_option("--threads", options.threads, "CPU threads (0 = OpenMP's and OpenBLAS' default)")
-      ->check(CLI::NonNegativeNumber);
-  add_cuda_path_option(command, options.path);
-  command->add_option("--sgemm-n", options.sgemm_n, "Size of the sgemm ceiling measurement")->check(positive);
-  command->add_option("--json", options.json_path, "Write the report as JSON to this path");
-  command->add_flag("--quiet", options.quiet, "No progress on stderr");
-  return command;
-}
 
 int run_bench(const BenchOptions& options, const std::vector<std::string>& argv) {
   const std::vector<BenchBackend> backends = parse_backends(options.backends);

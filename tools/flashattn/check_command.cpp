@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "commands.hpp"
-#include "cuda_path_option.hpp"
 #include "env_info.hpp"
 #include "flashattn/device.hpp"
 #include "flashattn/version.hpp"
@@ -63,21 +62,6 @@ nlohmann::json to_json(const testing::CaseResult& r) {
 }
 
 }  // namespace
-
-CLI::App* add_check_command(CLI::App& app, CheckOptions& options) {
-  CLI::App* command = app.add_subcommand("check", "Correctness sweep against the fp64 oracle");
-  command->add_option("--backend", options.backend, "cpu or cuda (default: the best available)")
-      ->check(CLI::IsMember({"cpu", "cuda"}));
-  command->add_option("--tier", options.tier, "quick (CI), full (GPU machine) or stress")
-      ->check(CLI::IsMember({"quick", "full", "stress"}));
-  command->add_option("--op", options.op, "fwd, bwd or all")->check(CLI::IsMember({"fwd", "bwd", "all"}));
-  command->add_option("--threads", options.threads, "CPU threads (0 = OpenMP's default)");
-  add_cuda_path_option(command, options.path);
-  command->add_option("--json", options.json_path,
-                      "Write every case's errors and bounds as JSON to this path");
-  command->add_flag("--quiet", options.quiet, "No progress; list only failing cases");
-  return command;
-}
 
 int run_check(const CheckOptions& options, const std::vector<std::string>& argv) {
   const bool gpu =

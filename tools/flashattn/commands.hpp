@@ -1,8 +1,7 @@
-// flashattn CLI — the subcommands. Each registers its options on the app and runs from the parsed
-// options, returning the process exit code.
+// flashattn CLI — the subcommands: their options (filled from the command line by main.cpp) and how each
+// runs from them, returning the process exit code.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,10 +39,6 @@ struct BenchOptions {
   std::string json_path;
   bool quiet = false;
 };
-
-CLI::App* add_info_command(CLI::App& app, InfoOptions& options);
-CLI::App* add_check_command(CLI::App& app, CheckOptions& options);
-CLI::App* add_bench_command(CLI::App& app, BenchOptions& options);
 
 /// `argv` is recorded in the JSON reports.
 int run_info(const InfoOptions& options, const std::vector<std::string>& argv);

@@ -33,13 +33,6 @@ nlohmann::json built_cuda_kernels() {
 
 }  // namespace
 
-CLI::App* add_info_command(CLI::App& app, InfoOptions& options) {
-  CLI::App* command =
-      app.add_subcommand("info", "Version, build, backends and head dims built, devices found");
-  command->add_option("--json", options.json_path, "Also write the facts as JSON to this path");
-  return command;
-}
-
 int run_info(const InfoOptions& options, const std::vector<std::string>& argv) {
   const nlohmann::json env = environment_json(argv);
   const nlohmann::json cuda_kernels = built_cuda_kernels();
