@@ -52,6 +52,9 @@ function(flashattn_add_kernel_objects target name sources cuda_archs arch_flags)
   add_library(${objects} OBJECT ${sources})
   set_target_properties(${objects} PROPERTIES CUDA_ARCHITECTURES ${cuda_archs} POSITION_INDEPENDENT_CODE ON
                         CUDA_COMPILER_LAUNCHER ${PROJECT_SOURCE_DIR}/cmake/time_compile.sh)
+  # CUTLASS as a system include, as on the target (the property below would pass it as a plain -I and
+  # with it CUTLASS's own warnings).
+  target_include_directories(${objects} SYSTEM PRIVATE ${FLASHATTN_CUTLASS_INCLUDE_DIR})
   target_include_directories(${objects} PRIVATE $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
   target_compile_definitions(${objects} PRIVATE $<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>)
   target_compile_options(${objects} PRIVATE $<TARGET_PROPERTY:${target},COMPILE_OPTIONS> ${arch_flags})

@@ -12,7 +12,8 @@ struct CudaDeviceProperties {
   std::string name;  ///< e.g. "NVIDIA H200".
   int sm_major = 0;  ///< Compute capability, e.g. 9 for sm_90.
   int sm_minor = 0;
-  int multiprocessors = 0;  ///< SM count.
+  int multiprocessors = 0;              ///< SM count.
+  int max_shared_memory_per_block = 0;  ///< Bytes one block may opt in to (sharedMemPerBlockOptin).
   std::uint64_t memory_bytes = 0;
   int driver_version = 0;   ///< cudaDriverGetVersion(), e.g. 13000.
   int runtime_version = 0;  ///< cudaRuntimeGetVersion().

@@ -6,9 +6,9 @@
 
 namespace flashattn::core {
 
-/// Describes `device` for selection: whether CUDA is built, whether the device exists and its SM
-/// architecture (read once per device and cached: a property query costs far more than a launch), the
-/// preferred path, and FLASHATTN_STRICT.
+/// Describes `device` for selection: whether CUDA is built, whether the device exists, its SM architecture
+/// and the shared memory one block may opt in to (read once per device and cached: a property query costs
+/// far more than a launch), the preferred path, and FLASHATTN_STRICT.
 DeviceContext device_context(Device device, CudaPath path);
 
 }  // namespace flashattn::core

@@ -69,6 +69,16 @@ bool is_built(const KernelKey& key) {
   return false;
 }
 
+/// Why the built kernel `key` cannot run on `device`, or empty when it can: the dynamic shared memory it
+/// needs per block must fit the device's opt-in limit (an unknown limit refuses nothing).
+std::string smem_refusal(const KernelKey& key, const DeviceContext& device) {
+  const int needed = kernel_smem_bytes(key);
+  if (device.max_smem_per_block <= 0 || needed <= device.max_smem_per_block) return {};
+  return key.name() + " needs " + std::to_string(needed) +
+         " bytes of shared memory per block and the device " + "allows " +
+         std::to_string(device.max_smem_per_block);
+}
+
 }  // namespace
 
 Selection select_kernel(OpKind op, const ForwardParams& params, const DeviceContext& device) {
@@ -107,30 +117,39 @@ Selection select_kernel(OpKind op, const ForwardParams& params, const DeviceCont
                                                      std::to_string(params.head_dim) + ")"};
     return selection;
   }
+  const bool hopper_runs = hopper_device && is_built(hopper) && smem_refusal(hopper, device).empty();
+  // Why the Hopper kernel cannot run here: built only for a fallback record or an error message.
+  auto hopper_refusal = [&]() -> std::string {
+    if (!hopper_device) return "the device is not sm90";
+    if (!is_built(hopper)) return "no sm90 kernel is built for " + hopper.name();
+    return smem_refusal(hopper, device);
+  };
   if (device.path == CudaPath::hopper) {
-    if (hopper_device && is_built(hopper)) {
+    if (hopper_runs) {
       selection.key = hopper;
     } else {
       selection.status = {StatusCode::unsupported,
-                          "cuda_path: the Hopper path was requested but " +
-                              std::string(hopper_device ? "no sm90 kernel is built for " + hopper.name()
-                                                        : "the device is not sm90")};
+                          "cuda_path: the Hopper path was requested but " + hopper_refusal()};
     }
     return selection;
   }
-  if (device.path == CudaPath::automatic && hopper_device && is_built(hopper)) {
+  if (device.path == CudaPath::automatic && hopper_runs) {
     selection.key = hopper;
     return selection;
   }
   if (device.arch >= 80 && is_built(portable)) {
+    if (const std::string refusal = smem_refusal(portable, device); !refusal.empty()) {
+      selection.status = {StatusCode::unsupported, "q: " + refusal};
+      return selection;
+    }
     if (device.path == CudaPath::automatic && hopper_device) {
       if (device.strict) {
-        selection.status = {StatusCode::unsupported, "FLASHATTN_STRICT: no sm90 kernel is built for " +
-                                                         hopper.name() + " and fallbacks are errors"};
+        selection.status = {StatusCode::unsupported,
+                            "FLASHATTN_STRICT: " + hopper_refusal() + " and fallbacks are errors"};
         return selection;
       }
       selection.fell_back = true;
-      selection.fallback_reason = "no sm90 kernel is built for " + hopper.name();
+      selection.fallback_reason = hopper_refusal();
     }
     selection.key = portable;
     return selection;

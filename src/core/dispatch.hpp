@@ -33,6 +33,9 @@ struct DeviceContext {
   int arch = 0;                 ///< SM architecture of the CUDA device (e.g. 90); 0 when unknown.
   bool cuda_built = false;      ///< The CUDA backend was compiled in.
   bool device_present = false;  ///< The CUDA device exists.
+  /// Dynamic shared memory one block of the device may opt in to, in bytes (H100/H200 227 KB, A100 163 KB,
+  /// sm86/sm89/sm120 parts 99 KB); 0 when unknown, and then no kernel is refused for it.
+  int max_smem_per_block = 0;
   CudaPath path = CudaPath::automatic;
   bool strict = false;  ///< FLASHATTN_STRICT=1: a fallback is an error.
 };
@@ -65,5 +68,10 @@ using KVCacheLauncher = Status (*)(const KVCacheParams& params, const AttentionA
 ForwardLauncher find_forward_launcher(const KernelKey& key);
 BackwardLauncher find_backward_launcher(const KernelKey& key);
 KVCacheLauncher find_kvcache_launcher(const KernelKey& key);
+
+/// The registry's answer to "how much dynamic shared memory per block does this kernel need at least".
+using SmemBytes = int (*)();
+/// That amount for the built kernel `key`: 0 for the CPU backend, -1 when `key` is not built.
+int kernel_smem_bytes(const KernelKey& key);
 
 }  // namespace flashattn::core

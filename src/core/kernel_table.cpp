@@ -39,6 +39,17 @@ BackwardLauncher find_backward_launcher(const KernelKey& key) {
   return nullptr;
 }
 
+int kernel_smem_bytes(const KernelKey& key) {
+  if (key.backend == Backend::cpu) return 0;
+#if defined(FLASHATTN_WITH_CUDA)
+  const SmemBytes smem_bytes = key.op == OpKind::forward    ? cuda::find_forward_smem_bytes(key)
+                               : key.op == OpKind::backward ? cuda::find_backward_smem_bytes(key)
+                                                            : cuda::find_kvcache_smem_bytes(key);
+  if (smem_bytes != nullptr) return smem_bytes();
+#endif
+  return -1;
+}
+
 KVCacheLauncher find_kvcache_launcher(const KernelKey& key) {
   if (key.backend == Backend::cpu && key.op == OpKind::kvcache) return launch_cpu_kvcache;
 #if defined(FLASHATTN_WITH_CUDA)

@@ -26,14 +26,49 @@ SM90_BWD_HEAD_DIMS = (64, 128)  # src/cuda/sm90/tile_bwd_sm90.hpp has a tile for
 # - "per_arch": device code with architecture branches (griddepcontrol on sm90): one pass per architecture.
 # - "sm90a": wgmma/setmaxnreg kernels that exist only in the sm_90a pass.
 ONE_PTX, PER_ARCH, SM90A = "one_ptx", "per_arch", "sm90a"
-# Kernel family per (op, arch): the launcher header, the launcher template each TU instantiates, and how
-# the family compiles.
+
+
+@dataclass(frozen=True)
+class Family:
+    """A kernel family, per (op, arch) in FAMILIES."""
+
+    header: str  # the launcher header each TU includes
+    launcher: str  # the launcher template each TU instantiates
+    smem_bytes: str  # the template that says how much shared memory per block the launcher needs at least
+    compile_mode: str  # ONE_PTX, PER_ARCH or SM90A
+
+
 FAMILIES = {
-    ("fwd", 80): ("cuda/sm80/launch_fwd_sm80.cuh", "sm80::launch_fwd_sm80", ONE_PTX),
-    ("fwd", 90): ("cuda/sm90/launch_fwd_sm90.cuh", "sm90::launch_fwd_sm90", SM90A),
-    ("bwd", 80): ("cuda/sm80/launch_bwd_sm80.cuh", "sm80::launch_bwd_sm80", ONE_PTX),
-    ("bwd", 90): ("cuda/sm90/launch_bwd_sm90.cuh", "sm90::launch_bwd_sm90", SM90A),
-    ("kvcache", 80): ("cuda/decode/launch_kvcache_sm80.cuh", "decode::launch_kvcache_sm80", PER_ARCH),
+    ("fwd", 80): Family(
+        "cuda/sm80/launch_fwd_sm80.cuh",
+        "sm80::launch_fwd_sm80",
+        "sm80::fwd_smem_bytes_sm80",
+        ONE_PTX,
+    ),
+    ("fwd", 90): Family(
+        "cuda/sm90/launch_fwd_sm90.cuh",
+        "sm90::launch_fwd_sm90",
+        "sm90::fwd_smem_bytes_sm90",
+        SM90A,
+    ),
+    ("bwd", 80): Family(
+        "cuda/sm80/launch_bwd_sm80.cuh",
+        "sm80::launch_bwd_sm80",
+        "sm80::bwd_smem_bytes_sm80",
+        ONE_PTX,
+    ),
+    ("bwd", 90): Family(
+        "cuda/sm90/launch_bwd_sm90.cuh",
+        "sm90::launch_bwd_sm90",
+        "sm90::bwd_smem_bytes_sm90",
+        SM90A,
+    ),
+    ("kvcache", 80): Family(
+        "cuda/decode/launch_kvcache_sm80.cuh",
+        "decode::launch_kvcache_sm80",
+        "decode::kvcache_smem_bytes_sm80",
+        PER_ARCH,
+    ),
 }
 
 
@@ -51,6 +86,10 @@ class Kernel:
     @property
     def launcher(self) -> str:
         return f"launch_{self.name}"
+
+    @property
+    def smem_bytes(self) -> str:
+        return f"smem_bytes_{self.name}"
 
 
 # The manifest: every kernel the project can build.
@@ -72,15 +111,18 @@ OP_KINDS = {"fwd": "forward", "bwd": "backward", "kvcache": "kvcache"}
 
 
 def kernel_tu(kernel: Kernel) -> str:
-    header, launcher, _ = FAMILIES[(kernel.op, kernel.arch)]
+    family = FAMILIES[(kernel.op, kernel.arch)]
+    arguments = f"<{DTYPES[kernel.dtype]}, {kernel.head_dim}>"
     return (
         HEADER
-        + f'#include "{header}"\n\n'
+        + f'#include "{family.header}"\n\n'
         + "namespace flashattn::cuda {\n\n"
         + SIGNATURES[kernel.op].format(name=kernel.launcher)
         + " {\n"
-        + f"  return {launcher}<{DTYPES[kernel.dtype]}, {kernel.head_dim}>(params, args, info);\n"
-        + "}\n\n}  // namespace flashattn::cuda\n"
+        + f"  return {family.launcher}{arguments}(params, args, info);\n"
+        + "}\n\n"
+        + f"int {kernel.smem_bytes}() {{ return {family.smem_bytes}{arguments}(); }}\n"
+        + "\n}  // namespace flashattn::cuda\n"
     )
 
 
@@ -88,28 +130,35 @@ def registry_table(kernels: list[Kernel], op: str, kind: str) -> tuple[str, str]
     """The table of one op's kernels and its lookup function (`kind`: "Forward", "Backward", "KVCache")."""
     chosen = [k for k in kernels if k.op == op]
     rows = "".join(
-        f"    {{DType::{k.dtype}, {k.arch}, {k.head_dim}, {k.launcher}}},\n" for k in chosen
+        f"    {{DType::{k.dtype}, {k.arch}, {k.head_dim}, {k.launcher}, {k.smem_bytes}}},\n" for k in chosen
     )
-    # An op with no built kernel gets an empty lookup (a zero-length array is ill-formed).
-    lookup = (
-        f"  for (const {kind}Entry& entry : k{kind}Kernels) {{\n"
-        + "    if (entry.dtype == key.dtype && entry.arch == key.arch && entry.head_dim == key.head_dim) "
-        + "return entry.launch;\n  }\n"
-        if chosen
-        else ""
-    )
+    op_kind = OP_KINDS[op]
+
+    def lookup(field: str) -> str:  # an op with no built kernel has no table (a zero-length array is ill-formed)
+        return (
+            f"  for (const {kind}Entry& entry : k{kind}Kernels) {{\n"
+            + "    if (entry.dtype == key.dtype && entry.arch == key.arch && entry.head_dim == key.head_dim) "
+            + f"return entry.{field};\n  }}\n"
+            if chosen
+            else ""
+        )
+
     table = (
         f"struct {kind}Entry {{\n  DType dtype;\n  int arch;\n  int head_dim;\n"
-        + f"  core::{kind}Launcher launch;\n}};\n\n"
+        + f"  core::{kind}Launcher launch;\n  core::SmemBytes smem_bytes;\n}};\n\n"
         + f"constexpr {kind}Entry k{kind}Kernels[] = {{\n{rows}}};\n\n"
         if chosen
         else ""
     )
-    op_kind = OP_KINDS[op]
+    is_op = f"key.backend == Backend::cuda && key.op == core::OpKind::{op_kind}"
     function = (
         f"core::{kind}Launcher find_{op_kind}_launcher(const core::KernelKey& key) {{\n"
-        + f"  if (key.backend != Backend::cuda || key.op != core::OpKind::{op_kind}) return nullptr;\n"
-        + lookup
+        + f"  if (!({is_op})) return nullptr;\n"
+        + lookup("launch")
+        + "  return nullptr;\n}\n\n"
+        + f"core::SmemBytes find_{op_kind}_smem_bytes(const core::KernelKey& key) {{\n"
+        + f"  if (!({is_op})) return nullptr;\n"
+        + lookup("smem_bytes")
         + "  return nullptr;\n}\n\n"
         + f"int {op_kind}_kernel_count() {{ return {len(chosen)}; }}\n\n"
     )
@@ -117,7 +166,9 @@ def registry_table(kernels: list[Kernel], op: str, kind: str) -> tuple[str, str]
 
 
 def registry_tu(kernels: list[Kernel]) -> str:
-    declarations = "".join(SIGNATURES[k.op].format(name=k.launcher) + ";\n" for k in kernels)
+    declarations = "".join(
+        SIGNATURES[k.op].format(name=k.launcher) + ";\n" + f"int {k.smem_bytes}();\n" for k in kernels
+    )
     fwd_table, fwd_function = registry_table(kernels, "fwd", "Forward")
     bwd_table, bwd_function = registry_table(kernels, "bwd", "Backward")
     kvcache_table, kvcache_function = registry_table(kernels, "kvcache", "KVCache")
@@ -145,7 +196,7 @@ def sources_cmake(kernels: list[Kernel], sources: list[pathlib.Path], registry: 
         chosen = [
             path
             for kernel, path in zip(kernels, sources)
-            if mode is None or FAMILIES[(kernel.op, kernel.arch)][2] == mode
+            if mode is None or FAMILIES[(kernel.op, kernel.arch)].compile_mode == mode
         ]
         return f"set({variable}\n" + "".join(f'  "{path.as_posix()}"\n' for path in chosen) + ")\n"
 

@@ -10,6 +10,12 @@ namespace flashattn::cuda {
 /// The launcher of a built CUDA forward kernel, or null when `key` is not built.
 core::ForwardLauncher find_forward_launcher(const core::KernelKey& key);
 
+/// Dynamic shared memory per block of a built CUDA kernel (the find_*_smem_bytes of its op), or null when
+/// `key` is not built.
+core::SmemBytes find_forward_smem_bytes(const core::KernelKey& key);
+core::SmemBytes find_backward_smem_bytes(const core::KernelKey& key);
+core::SmemBytes find_kvcache_smem_bytes(const core::KernelKey& key);
+
 /// How many CUDA forward kernels were instantiated.
 int forward_kernel_count();
 

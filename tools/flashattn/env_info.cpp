@@ -58,6 +58,7 @@ nlohmann::json cuda_device_json(int index) {
           {"name", props->name},
           {"sm", props->sm_major * 10 + props->sm_minor},
           {"multiprocessors", props->multiprocessors},
+          {"max_shared_memory_per_block", props->max_shared_memory_per_block},
           {"memory_bytes", props->memory_bytes},
           {"driver_version", props->driver_version},
           {"runtime_version", props->runtime_version}};

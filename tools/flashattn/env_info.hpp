@@ -18,8 +18,8 @@ nlohmann::json environment_json(const std::vector<std::string>& argv);
 /// The CUDA devices visible, as JSON (an empty array without a GPU or in a CPU-only build).
 nlohmann::json cuda_devices_json();
 
-/// CUDA device `index` as JSON: index, name, sm, multiprocessors, memory_bytes, driver_version and
-/// runtime_version; null when it is not visible.
+/// CUDA device `index` as JSON: index, name, sm, multiprocessors, max_shared_memory_per_block (opt-in,
+/// bytes), memory_bytes, driver_version and runtime_version; null when it is not visible.
 nlohmann::json cuda_device_json(int index);
 
 }  // namespace flashattn::cli

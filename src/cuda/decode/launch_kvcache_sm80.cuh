@@ -45,6 +45,13 @@ Status launch_append(const KVCacheParams& params, void* q_rotated, cudaStream_t 
   return error == cudaSuccess ? Status{} : cuda_error("append_kvcache launch", error);
 }
 
+/// Dynamic shared memory per block of the decode kernel (dispatch compares it with the device's limit; the
+/// append and combine kernels take none).
+template <class Element, int kHeadDim>
+constexpr int kvcache_smem_bytes_sm80() {
+  return DecodeLayouts<Element, kHeadDim>::kSmemBytes;
+}
+
 /// Runs forward_kvcache for `params` (validated; every tensor on CUDA device args.device.index).
 template <class Element, int kHeadDim>
 Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& args, RunInfo& info) {

@@ -8,6 +8,13 @@
 
 namespace flashattn::cuda::sm80 {
 
+/// Dynamic shared memory per block of the main kernel (dispatch compares it with the device's limit; the
+/// preprocess and postprocess take none).
+template <class Element, int kHeadDim>
+constexpr int bwd_smem_bytes_sm80() {
+  return BwdLayouts<Element, kHeadDim>::kSmemBytes;
+}
+
 /// Launches the backward of `params` (validated; every tensor on CUDA device args.device.index).
 template <class Element, int kHeadDim>
 Status launch_bwd_sm80(const BackwardParams& params, const AttentionArgs& args, RunInfo& info) {

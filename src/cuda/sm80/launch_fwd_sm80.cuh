@@ -29,6 +29,29 @@ inline bool ctas_fit_sm(int device, int smem_bytes, int ctas) {
   return std::int64_t{ctas} * (smem_bytes + reserved_per_cta) <= per_sm;
 }
 
+/// Whether `smem_bytes` of dynamic shared memory fit one block of `device` (true when it cannot be asked:
+/// the launch then reports the device's refusal).
+inline bool fits_block(int device, int smem_bytes) {
+  int per_block = 0;
+  if (cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
+    return true;
+  }
+  return smem_bytes <= per_block;
+}
+
+/// Dynamic shared memory per block of the smallest tile the launcher can take (dispatch compares it with
+/// the device's limit; launch_fwd_sm80 falls back to that tile where the long-key one does not fit).
+template <class Element, int kHeadDim>
+constexpr int fwd_smem_bytes_sm80() {
+  constexpr int kLong = FwdLayouts<Element, kHeadDim, FwdTileRegime::long_keys>::kSmemBytes;
+  if constexpr (fwd_tile(kHeadDim, FwdTileRegime::short_keys).block_m > 0) {
+    constexpr int kShort = FwdLayouts<Element, kHeadDim, FwdTileRegime::short_keys>::kSmemBytes;
+    return kShort < kLong ? kShort : kLong;
+  } else {
+    return kLong;
+  }
+}
+
 /// Launches the forward of `params` with the tile of (kHeadDim, kRegime).
 template <class Element, int kHeadDim, FwdTileRegime kRegime>
 Status launch_fwd_sm80_tile(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
@@ -63,14 +86,17 @@ Status launch_fwd_sm80_tile(const ForwardParams& params, const AttentionArgs& ar
 }
 
 /// Launches the forward of `params` (validated; q, k, v, out, lse on CUDA device args.device.index) with
-/// the tile fwd_tile_regime() picks, the long-key tile where the short-key one would not share an SM.
+/// the tile fwd_tile_regime() picks, the long-key tile where the short-key one would not share an SM — and
+/// the short-key tile wherever the long-key one does not fit a block (99 KB parts at D = 256).
 template <class Element, int kHeadDim>
 Status launch_fwd_sm80(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
   constexpr FwdTile kShortTile = fwd_tile(kHeadDim, FwdTileRegime::short_keys);
   if constexpr (kShortTile.block_m > 0) {
     using ShortLayouts = FwdLayouts<Element, kHeadDim, FwdTileRegime::short_keys>;
-    if (fwd_tile_regime(kHeadDim, params.max_seqlen_k, params.causal) == FwdTileRegime::short_keys &&
-        ctas_fit_sm(args.device.index, ShortLayouts::kSmemBytes, kShortTile.ctas_per_sm)) {
+    using LongLayouts = FwdLayouts<Element, kHeadDim, FwdTileRegime::long_keys>;
+    if ((fwd_tile_regime(kHeadDim, params.max_seqlen_k, params.causal) == FwdTileRegime::short_keys &&
+         ctas_fit_sm(args.device.index, ShortLayouts::kSmemBytes, kShortTile.ctas_per_sm)) ||
+        !fits_block(args.device.index, LongLayouts::kSmemBytes)) {
       return launch_fwd_sm80_tile<Element, kHeadDim, FwdTileRegime::short_keys>(params, args, info);
     }
   }

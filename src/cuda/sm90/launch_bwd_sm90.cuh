@@ -9,6 +9,13 @@
 
 namespace flashattn::cuda::sm90 {
 
+/// Dynamic shared memory per block of the main kernel (dispatch compares it with the device's limit; the
+/// preprocess and postprocess take none).
+template <class Element, int kHeadDim>
+constexpr int bwd_smem_bytes_sm90() {
+  return BwdLayoutsSm90<Element, kHeadDim>::kSmemBytes;
+}
+
 /// Launches the backward of `params` (validated; every tensor on sm90 CUDA device args.device.index).
 template <class Element, int kHeadDim>
 Status launch_bwd_sm90(const BackwardParams& params, const AttentionArgs& args, RunInfo& info) {

@@ -18,6 +18,12 @@
 
 namespace flashattn::cuda::sm90 {
 
+/// Dynamic shared memory per block the kernel needs (dispatch compares it with the device's limit).
+template <class Element, int kHeadDim>
+constexpr int fwd_smem_bytes_sm90() {
+  return FwdLayoutsSm90<Element, kHeadDim>::kSmemBytes;
+}
+
 /// Launches the forward of `params` (validated; q, k, v, out, lse on sm90 CUDA device args.device.index).
 template <class Element, int kHeadDim>
 Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
