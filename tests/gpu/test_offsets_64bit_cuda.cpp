@@ -146,51 +146,45 @@ void expect_far_entry_matches_compact(CudaPath path) {
   }
   for (const Operand* output : {&out, &dq, &dk, &dv}) output->poison();
 
-  ForwardArgs forward_far;
-  forward_far.device = kDevice;
-  forward_far.cuda_path = path;
-  forward_far.causal = true;
-  forward_far.q = q.far_view(dtype, head_dim);
-  forward_far.k = k.far_view(dtype, head_dim);
-  forward_far.v = v.far_view(dtype, head_dim);
-  forward_far.out = out.far_view(dtype, head_dim);
-  forward_far.lse = TensorView::contiguous(lse.far, DType::fp32, {2, kHeads, kSeq});
-  ForwardArgs forward_compact = forward_far;
-  forward_compact.q = q.compact_view(dtype, head_dim);
-  forward_compact.k = k.compact_view(dtype, head_dim);
-  forward_compact.v = v.compact_view(dtype, head_dim);
-  forward_compact.out = out.compact_view(dtype, head_dim);
-  forward_compact.lse = TensorView::contiguous(lse.compact, DType::fp32, {1, kHeads, kSeq});
-  RunInfo info;
-  Status status = forward(forward_far, &info);
-  ASSERT_TRUE(status.ok()) << status.to_string();
-  EXPECT_FALSE(info.fell_back) << info.fallback_reason;
-  const std::string kernel = info.kernel;
-  status = forward(forward_compact);
-  ASSERT_TRUE(status.ok()) << status.to_string();
-
-  BackwardArgs backward_far;
-  static_cast<AttentionArgs&>(backward_far) = forward_far;
-  backward_far.deterministic = true;
-  backward_far.out = forward_far.out;
-  backward_far.lse = forward_far.lse;
-  backward_far.dout = dout.far_view(dtype, head_dim);
-  backward_far.dq = dq.far_view(dtype, head_dim);
-  backward_far.dk = dk.far_view(dtype, head_dim);
-  backward_far.dv = dv.far_view(dtype, head_dim);
-  BackwardArgs backward_compact = backward_far;
-  static_cast<AttentionArgs&>(backward_compact) = forward_compact;
-  backward_compact.out = forward_compact.out;
-  backward_compact.lse = forward_compact.lse;
-  backward_compact.dout = dout.compact_view(dtype, head_dim);
-  backward_compact.dq = dq.compact_view(dtype, head_dim);
-  backward_compact.dk = dk.compact_view(dtype, head_dim);
-  backward_compact.dv = dv.compact_view(dtype, head_dim);
-  status = backward(backward_far, &info);
-  ASSERT_TRUE(status.ok()) << status.to_string();
-  const std::string backward_kernel = info.kernel;
-  status = backward(backward_compact);
-  ASSERT_TRUE(status.ok()) << status.to_string();
+  // The call's arguments on either layout.
+  auto view = [&](const Operand& operand, bool far) {
+    return far ? operand.far_view(dtype, head_dim) : operand.compact_view(dtype, head_dim);
+  };
+  auto forward_args = [&](bool far) {
+    ForwardArgs args;
+    args.device = kDevice;
+    args.cuda_path = path;
+    args.causal = true;
+    args.q = view(q, far);
+    args.k = view(k, far);
+    args.v = view(v, far);
+    args.out = view(out, far);
+    args.lse = TensorView::contiguous(far ? lse.far : lse.compact, DType::fp32, {far ? 2 : 1, kHeads, kSeq});
+    return args;
+  };
+  auto backward_args = [&](bool far) {
+    const ForwardArgs forward_of = forward_args(far);
+    BackwardArgs args;
+    static_cast<AttentionArgs&>(args) = forward_of;
+    args.deterministic = true;
+    args.out = forward_of.out;
+    args.lse = forward_of.lse;
+    args.dout = view(dout, far);
+    args.dq = view(dq, far);
+    args.dk = view(dk, far);
+    args.dv = view(dv, far);
+    return args;
+  };
+  RunInfo forward_info, backward_info;
+  for (const bool far : {true, false}) {
+    Status status = forward(forward_args(far), &forward_info);
+    ASSERT_TRUE(status.ok()) << status.to_string();
+    status = backward(backward_args(far), &backward_info);
+    ASSERT_TRUE(status.ok()) << status.to_string();
+  }
+  EXPECT_FALSE(forward_info.fell_back) << forward_info.fallback_reason;
+  const std::string kernel = forward_info.kernel;
+  const std::string backward_kernel = backward_info.kernel;
 
   const std::string names[] = {"out", "dq", "dk", "dv"};
   const Operand* outputs[] = {&out, &dq, &dk, &dv};
