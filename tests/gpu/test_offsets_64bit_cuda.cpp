@@ -1,5 +1,6 @@
 // 64-bit offsets on the GPU (DESIGN.md §1): a batch whose second entry starts more than 2^31 elements past
-// the first is addressed exactly by every CUDA path, forward and backward. The far entry's outputs must be
+// the first is addressed exactly by every CUDA path, forward and backward, and by decoding from (and
+// appending to) a cache whose entries lie that far apart. The far entry's outputs must be
 // bitwise identical to the same problem computed from compact tensors (the backward with deterministic =
 // true, so dQ's fp32 sums are ordered); an offset truncated to 32 bits reads entry 0's different data, writes
 // elsewhere (the poisoned outputs stay NaN) or faults. Each strided tensor spans 4 GiB of device memory, 32
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "core/numeric.hpp"
 #include "flashattn/device.hpp"
 #include "flashattn/flashattn.hpp"
+#include "flashattn/kvcache.hpp"
 #include "testing/device_memory.hpp"
 #include "testing/sweeps.hpp"
 
@@ -210,6 +213,82 @@ void expect_far_entry_matches_compact(CudaPath path) {
       << "lse, " << kernel;
 }
 
+/// `values` copied to a new device buffer.
+template <class T>
+std::unique_ptr<DeviceBuffer> on_device(const std::vector<T>& values) {
+  auto buffer =
+      std::make_unique<DeviceBuffer>(static_cast<std::int64_t>((values.size() * sizeof(T) + 1) / 2));
+  EXPECT_TRUE(buffer->ok());
+  if (buffer->ok()) {
+    EXPECT_TRUE(
+        device_memory::copy_to_device(kDevice, buffer->at(0), values.data(), values.size() * sizeof(T)).ok());
+  }
+  return buffer;
+}
+
+/// forward_kvcache reading (and appending to) cache entry 1 of a dense cache whose entries are 2^31+
+/// elements apart, chosen by cache_batch_idx, against the same cache as a compact batch of one: the output
+/// and the cache after the append must agree bitwise (fixed split count, so the same partials are merged).
+void expect_far_cache_entry_matches_compact() {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device is visible";
+  const Capabilities caps = capabilities(kDevice, CudaPath::automatic, Op::forward);
+  if (caps.dtypes.empty()) GTEST_SKIP() << "no CUDA kernels here";
+  const DType dtype = caps.dtypes.front();
+  const int head_dim = caps.head_dims.front();
+  const std::int64_t token = std::int64_t{kHeads} * head_dim;
+  const std::int64_t entry = kSeq * token;  // one cache entry: (S_max = kSeq, Hk, D)
+  const std::int64_t far_stride = (std::int64_t{1} << 31) + 4 * token;
+  Operand k_cache(far_stride, entry), v_cache(far_stride, entry);
+  if (!k_cache.ok() || !v_cache.ok()) GTEST_SKIP() << "the device cannot hold 2 caches of 4 GiB";
+  k_cache.upload(random_values(entry, dtype, 640), random_values(entry, dtype, 641));
+  v_cache.upload(random_values(entry, dtype, 642), random_values(entry, dtype, 643));
+
+  constexpr int kNew = 3;       // new tokens, appended at rows [kCached, kCached + kNew)
+  constexpr int kCached = 150;  // tokens already in the cache
+  const std::int64_t new_elements = kNew * token;
+  const auto q = on_device(random_values(new_elements, dtype, 644));
+  const auto k_new = on_device(random_values(new_elements, dtype, 645));
+  const auto v_new = on_device(random_values(new_elements, dtype, 646));
+  const auto cache_seqlens = on_device(std::vector<std::int32_t>{kCached});
+  const auto cache_batch_idx = on_device(std::vector<std::int32_t>{1});
+  const auto out_far = on_device(std::vector<std::uint16_t>(new_elements, kNaN16));
+  const auto out_compact = on_device(std::vector<std::uint16_t>(new_elements, kNaN16));
+
+  auto args = [&](bool far) {
+    KVCacheArgs call;
+    call.device = kDevice;
+    call.causal = true;
+    call.num_splits = 3;
+    call.q = TensorView::contiguous(q->at(0), dtype, {1, kNew, kHeads, head_dim});
+    call.k_new = TensorView::contiguous(k_new->at(0), dtype, {1, kNew, kHeads, head_dim});
+    call.v_new = TensorView::contiguous(v_new->at(0), dtype, {1, kNew, kHeads, head_dim});
+    call.k = far ? k_cache.far_view(dtype, head_dim) : k_cache.compact_view(dtype, head_dim);
+    call.v = far ? v_cache.far_view(dtype, head_dim) : v_cache.compact_view(dtype, head_dim);
+    call.cache_seqlens = TensorView::contiguous(cache_seqlens->at(0), DType::i32, {1});
+    if (far) call.cache_batch_idx = TensorView::contiguous(cache_batch_idx->at(0), DType::i32, {1});
+    call.out =
+        TensorView::contiguous((far ? out_far : out_compact)->at(0), dtype, {1, kNew, kHeads, head_dim});
+    return call;
+  };
+  RunInfo info;
+  for (const bool far : {true, false}) {
+    const Status status = forward_kvcache(args(far), &info);
+    ASSERT_TRUE(status.ok()) << status.to_string();
+  }
+  std::vector<std::uint16_t> far_out(static_cast<std::size_t>(new_elements));
+  std::vector<std::uint16_t> compact_out(far_out.size());
+  ASSERT_TRUE(device_memory::copy_to_host(kDevice, far_out.data(), out_far->at(0), far_out.size() * 2).ok());
+  ASSERT_TRUE(
+      device_memory::copy_to_host(kDevice, compact_out.data(), out_compact->at(0), compact_out.size() * 2)
+          .ok());
+  EXPECT_EQ(std::count(far_out.begin(), far_out.end(), kNaN16), 0) << "out has elements no call wrote";
+  EXPECT_EQ(far_out, compact_out) << "out of the cache entry 2^31 elements away (" << info.kernel << ")";
+  EXPECT_EQ(k_cache.far_entry(), k_cache.compact_entry())
+      << "k cache after the append (" << info.kernel << ")";
+  EXPECT_EQ(v_cache.far_entry(), v_cache.compact_entry())
+      << "v cache after the append (" << info.kernel << ")";
+}
+
 TEST(CudaOffsets64Bit, PortablePathAddressesAFarBatchEntry) {
   expect_far_entry_matches_compact(CudaPath::portable);
 }
@@ -217,6 +296,8 @@ TEST(CudaOffsets64Bit, PortablePathAddressesAFarBatchEntry) {
 TEST(CudaOffsets64Bit, HopperPathAddressesAFarBatchEntry) {
   expect_far_entry_matches_compact(CudaPath::hopper);
 }
+
+TEST(CudaOffsets64Bit, DecodingAddressesAFarCacheEntry) { expect_far_cache_entry_matches_compact(); }
 
 }  // namespace
 }  // namespace flashattn::testing
