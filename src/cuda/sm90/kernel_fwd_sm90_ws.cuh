@@ -7,9 +7,10 @@
 //
 // Across tiles the K/V stage rings simply continue, so the producer loads the next tile's K and V while
 // the consumers finish the current one. Q has one buffer: q_full (a transaction barrier) says a tile's Q
-// landed, q_free (all consumer threads arrive) says the consumers are done with it — after their last
-// Q·Kᵀ when O has a buffer of its own, after the epilogue when O is staged through Q's buffer. Every tile
-// completes one phase of each, so both sides track the phase by counting tiles.
+// landed, q_free (all consumer threads arrive) says the consumers are done with it — as soon as their last
+// Q·Kᵀ completed when O has a buffer of its own (the next Q then lands under the tile's last softmax and
+// P·V), after the epilogue when O is staged through Q's buffer. Every tile completes one phase of each,
+// so both sides track the phase by counting tiles.
 //
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
@@ -98,8 +99,13 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
       if (index >= order.tiles) break;
       typename Mainloop::Work work;
       if (!Mainloop::make_work(params, Scheduler::tile(order, index), work)) continue;
-      if (tiles_done > 0) smem.barriers.q_free.wait((tiles_done - 1) & 1);
-      Mainloop::load(params, smem, pipeline_k, pipeline_v, write_k, write_v, work);
+      auto wait_q_free = [&] {
+        if (tiles_done > 0) smem.barriers.q_free.wait((tiles_done - 1) & 1);
+      };
+      if constexpr (!Layouts::kEarlyQRelease) wait_q_free();  // ablation: Q's wait before the first K
+      Mainloop::load(params, smem, pipeline_k, pipeline_v, write_k, write_v, work, [&] {
+        if constexpr (Layouts::kEarlyQRelease) wait_q_free();
+      });
       ++tiles_done;
     }
     return;
@@ -124,9 +130,14 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     clear(tOrO);
     typename Mainloop::Softmax softmax(params.base.softmax_scale_log2);
     smem.barriers.q_full.wait(tiles_done & 1);
+    // With a buffer of its own for O, Q's buffer is free after the tile's last Q·Kᵀ (after its last P·V
+    // in the late_q_release ablation); else after the epilogue's TMA store has read O out of it.
+    constexpr bool kReleaseQInMainloop = Layouts::kOwnOBuffer && Layouts::kEarlyQRelease;
     Mainloop::consume(params, smem, pipeline_k, pipeline_v, read_k, read_v, work, thread, pingpong, tOrO,
-                      softmax);
-    if constexpr (Layouts::kOwnOBuffer) smem.barriers.q_free.arrive();
+                      softmax, [&] {
+                        if constexpr (kReleaseQInMainloop) smem.barriers.q_free.arrive();
+                      });
+    if constexpr (Layouts::kOwnOBuffer && !kReleaseQInMainloop) smem.barriers.q_free.arrive();
 
     float lse[Mainloop::kRowsPerThread];
     Tensor tOrO_rc = gmma_acc_rowcol(tOrO);

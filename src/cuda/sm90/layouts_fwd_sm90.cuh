@@ -25,6 +25,7 @@ struct FwdLayoutsSm90 {
   static constexpr int kConsumerWarpGroups = kTile.consumer_warpgroups;
   static constexpr bool kIntraWarpgroupOverlap = kTile.intra_warpgroup_overlap;
   static constexpr bool kPingPong = kTile.pingpong;
+  static constexpr bool kEarlyQRelease = kTile.early_q_release;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   static_assert(kBlockM == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 query rows");

@@ -100,12 +100,15 @@ struct FwdMainloopSm90 {
     return true;
   }
 
-  /// Producer: issues every TMA load of the block: Q (always, so that every tile completes one phase of
-  /// q_full), then K of tile n before V of tile n + 1 (the order the consumers read them in). Called by one
-  /// thread, once Q's buffer is free.
+  /// Producer: issues every TMA load of the block: the first K tile, then Q once `wait_q_free()` says the
+  /// previous tile's consumers are done with Q's buffer (always, so that every tile completes one phase of
+  /// q_full), then K of tile n before V of tile n + 1 (the order the consumers read them in). The first K
+  /// goes out before the wait: its stage was freed long before, and the consumers' first Q·Kᵀ needs both.
+  /// Called by one thread.
+  template <class WaitQFree>
   __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem,
                               PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& write_k, StateV& write_v,
-                              const Work& work) {
+                              const Work& work, const WaitQFree& wait_q_free) {
     using namespace cute;
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});
     Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
@@ -148,11 +151,18 @@ struct FwdMainloopSm90 {
     };
 
     using BarrierValue = cutlass::arch::ClusterTransactionBarrier::ValueType;
-    smem.barriers.q_full.arrive_and_expect_tx(Layouts::kTmaBytesQ);
-    copy(params.tma_q.with(reinterpret_cast<BarrierValue&>(smem.barriers.q_full)), tQgQ, tQsQ);
-    if (!work.has_keys()) return;
+    auto load_q = [&] {
+      wait_q_free();
+      smem.barriers.q_full.arrive_and_expect_tx(Layouts::kTmaBytesQ);
+      copy(params.tma_q.with(reinterpret_cast<BarrierValue&>(smem.barriers.q_full)), tQgQ, tQsQ);
+    };
+    if (!work.has_keys()) {
+      load_q();
+      return;
+    }
     // The V loads trail the K loads by one tile.
     load_k(work.n_end - 1, write_k);
+    load_q();
     for (int n = work.n_end - 2; n >= work.n_begin; --n) {
       load_k(n, write_k);
       load_v(n + 1, write_v);
@@ -162,14 +172,19 @@ struct FwdMainloopSm90 {
 
   /// Consumers: accumulates O (this warpgroup's 64 rows x HEAD_DIM, fp32, unnormalised) and the softmax
   /// state over the block's key tiles, once Q landed. `thread` is the index among the consumer threads;
-  /// `pingpong` orders the two warpgroups' wgmma issue.
-  template <class PingPongT, class AccO>
+  /// `pingpong` orders the two warpgroups' wgmma issue. `q_consumed()` is called once, as soon as the
+  /// block's last Q·Kᵀ has completed (this warpgroup reads Q no more), so that the producer can load the
+  /// next tile's Q under this tile's last softmax and P·V instead of after them.
+  template <class PingPongT, class AccO, class QConsumed>
   __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
                                  PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& read_k, StateV& read_v,
                                  const Work& work, int thread, const PingPongT& pingpong, AccO& tOrO,
-                                 Softmax& softmax) {
+                                 Softmax& softmax, const QConsumed& q_consumed) {
     using namespace cute;
-    if (!work.has_keys()) return;
+    if (!work.has_keys()) {
+      q_consumed();
+      return;
+    }
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});
     Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
     Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});
@@ -215,6 +230,7 @@ struct FwdMainloopSm90 {
       gmma_wait<0>(tSrS);
       pipeline_k.consumer_release(read_k);
       ++read_k;
+      if (n == work.n_begin) q_consumed();
       mask(n);
     };
 
@@ -266,6 +282,7 @@ struct FwdMainloopSm90 {
       gmma_wait<1>(tSrS);  // S_n landed (wgmma groups complete in issue order); P·V still runs
       pipeline_k.consumer_release(read_k);
       ++read_k;
+      if (n == work.n_begin) q_consumed();
       mask(n);
       rescale = softmax.fold(scores);
       gmma_wait<0>(tOrO, tOrP);  // P·V done: rP and the V stage are free

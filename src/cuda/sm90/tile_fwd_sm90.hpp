@@ -22,6 +22,10 @@ struct FwdTileSm90 {
   int consumer_warpgroups;  ///< Warpgroups running the math; one more warpgroup issues the TMA loads.
   bool intra_warpgroup_overlap = true;  ///< Softmax of tile n under the P·V wgmma of tile n + 1.
   bool pingpong = true;                 ///< Consumer warpgroups take turns issuing their wgmmas.
+  /// Q's buffer handed back after the tile's last Q·Kᵀ (where O has a buffer of its own) and the next
+  /// tile's first K issued before waiting for it, so the next Q lands under the tile's last softmax and
+  /// P·V; off: Q handed back after the tile's last P·V and loaded before that K.
+  bool early_q_release = true;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -32,7 +36,8 @@ enum class FwdAblationSm90 {
   no_overlap_no_pingpong,
   stages_3,
   v_stages_2,
-  two_consumer_warpgroups
+  two_consumer_warpgroups,
+  late_q_release
 };
 
 #if !defined(FLASHATTN_SM90_ABLATION)
@@ -56,6 +61,8 @@ constexpr const char* fwd_ablation_suffix_sm90() {
       return "+v_stages_2";
     case FwdAblationSm90::two_consumer_warpgroups:
       return "+two_consumer_warpgroups";
+    case FwdAblationSm90::late_q_release:
+      return "+late_q_release";
     default:
       return "";
   }
@@ -117,6 +124,9 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim) {
       break;
     case FwdAblationSm90::two_consumer_warpgroups:
       if (tile.consumer_warpgroups == 3) tile = {128, 128, tile.stages_k, tile.stages_v, 2};  // v3's tile
+      break;
+    case FwdAblationSm90::late_q_release:
+      tile.early_q_release = false;
       break;
     default:
       break;
