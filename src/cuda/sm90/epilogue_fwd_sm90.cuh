@@ -1,9 +1,10 @@
 // flashattn — the epilogue of the Hopper forward kernel: each consumer warpgroup rounds its 64 rows of O
 // (fp32 registers, already normalised) to the element type and stages them with stmatrix in its own
-// contiguous block of O's buffer (or of Q's buffer, where O gets none); one thread of the warpgroup then
-// hands the block to a TMA store and the warpgroup moves on. In a varlen batch a warpgroup whose rows run
-// past the sequence's end writes whole rows in 16-byte vectors instead, leaving the rows past the end
-// alone (they belong to the next sequence). lse is written by the lane holding each row's first column.
+// contiguous block of the tile's Q buffer (its Q·Kᵀ, the only reader of that block, has completed); one
+// thread of the warpgroup then hands the block to a TMA store and the warpgroup moves on. In a varlen batch a
+// warpgroup whose rows run past the sequence's end writes whole rows in 16-byte vectors instead, leaving the
+// rows past the end alone (they belong to the next sequence). lse is written by the lane holding each row's
+// first column.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -29,22 +30,19 @@ struct FwdEpilogueSm90 {
     if (is_store_issuer(consumer_thread)) cute::tma_store_wait<0>();
   }
 
-  /// tOrO: (MMA, MMA_M, MMA_N) fp32 of TiledMmaPV of the calling consumer thread, of warpgroup
-  /// `warp_group`; lse: natural-log lse of the thread's rows in the order of gmma_acc_rowcol; work: the
-  /// tile (Mainloop::Work); gO: (BLOCK_M, HEAD_DIM) of the tile in global memory; lse_out: the tile's
-  /// first lse entry, or null.
+  /// o_buffer: the tile's Q buffer, which no TMA store still reads (the producer loaded this tile's Q into
+  /// it only after the last one had); tOrO: (MMA, MMA_M, MMA_N) fp32 of TiledMmaPV of the calling consumer
+  /// thread, of warpgroup `warp_group`; lse: natural-log lse of the thread's rows in the order of
+  /// gmma_acc_rowcol; work: the tile (Mainloop::Work); gO: (BLOCK_M, HEAD_DIM) of the tile in global
+  /// memory; lse_out: the tile's first lse entry, or null.
   template <class Params, class Work, class AccO, class GO, int kRows>
-  __device__ static void store(const Params& params, typename Layouts::SharedStorage& smem, const AccO& tOrO,
+  __device__ static void store(const Params& params, Element* o_buffer, const AccO& tOrO,
                                const float (&lse)[kRows], const Work& work, GO& gO, float* lse_out,
                                int warp_group) {
     using namespace cute;
     const int thread = thread_index_in_loop() - 128;  // among the consumer threads
-    Tensor sO = make_tensor(make_smem_ptr(smem.o()), typename Layouts::SmemLayoutO{});  // (BLOCK_M, HEAD_DIM)
+    Tensor sO = make_tensor(make_smem_ptr(o_buffer), typename Layouts::SmemLayoutO{});  // (BLOCK_M, HEAD_DIM)
     typename Layouts::TiledMmaPV mma;
-    // The warpgroup's rows of the buffer are free once its previous TMA store read them and its threads
-    // finished their reads of the previous tile (a tile without keys has no barrier between two epilogues).
-    wait_stores_read(thread);
-    named_barrier_sync(128, FwdBarrier::kWarpGroup, warp_group);
 
     // Registers -> shared memory: stmatrix writes 8x8 blocks of 16-bit values, a row per lane.
     Tensor rO = convert_fragment<Element>(tOrO);
@@ -66,7 +64,7 @@ struct FwdEpilogueSm90 {
       cutlass::arch::fence_view_async_shared();  // the stmatrix writes, seen by the TMA unit (async proxy)
       named_barrier_sync(128, FwdBarrier::kWarpGroup, warp_group);
       if (is_store_issuer(thread)) {
-        Tensor sO_wg = make_tensor(make_smem_ptr(smem.o() + 64 * kHeadDim * warp_group),
+        Tensor sO_wg = make_tensor(make_smem_ptr(o_buffer + 64 * kHeadDim * warp_group),
                                    typename Layouts::SmemLayoutOWarpGroup{});  // (64, HEAD_DIM)
         Tensor mO =
             domain_offset(make_coord(static_cast<int>(work.q_row_offset), _0{}),

@@ -6,11 +6,13 @@
 // are never loaded).
 //
 // Across tiles the K/V stage rings simply continue, so the producer loads the next tile's K and V while
-// the consumers finish the current one. Q has one buffer: q_full (a transaction barrier) says a tile's Q
-// landed, q_free (all consumer threads arrive) says the consumers are done with it — as soon as their last
-// Q·Kᵀ completed when O has a buffer of its own (the next Q then lands under the tile's last softmax and
-// P·V), after the epilogue when O is staged through Q's buffer. Every tile completes one phase of each,
-// so both sides track the phase by counting tiles.
+// the consumers finish the current one. Q has a ring of kQStages buffers, tile t of the CTA in buffer
+// t % kQStages; the epilogue stages the tile's O in its Q buffer. q_full[b] (a transaction barrier) says a
+// tile's Q landed in buffer b; q_free[b] (all consumer threads arrive) says the TMA store of the O staged in
+// it has read it, so the next Q may come. With two buffers that arrival waits until the next tile's first
+// softmax is done (the store has drained by then), and the producer loads a tile's Q a whole tile ahead; with
+// one it comes after the epilogue's store has read O, before the next tile can start. Each buffer completes
+// one phase of each barrier per use, so both sides track the phases by counting tiles.
 //
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
@@ -76,9 +78,12 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     params.num_consumers = Layouts::kConsumerThreads;
     return params;
   };
+  constexpr int kQStages = Layouts::kQStages;
   if (threadIdx.x == 0) {
-    smem.barriers.q_full.init(1);
-    smem.barriers.q_free.init(Layouts::kConsumerThreads);
+    for (int b = 0; b < kQStages; ++b) {
+      smem.barriers.q_full[b].init(1);
+      smem.barriers.q_free[b].init(Layouts::kConsumerThreads);
+    }
   }
   // Warp 0 initialises the stage barriers (and fences their initialisation); the CTA barrier publishes
   // every barrier before first use.
@@ -99,12 +104,10 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
       if (index >= order.tiles) break;
       typename Mainloop::Work work;
       if (!Mainloop::make_work(params, Scheduler::tile(order, index), work)) continue;
-      auto wait_q_free = [&] {
-        if (tiles_done > 0) smem.barriers.q_free.wait((tiles_done - 1) & 1);
-      };
-      if constexpr (!Layouts::kEarlyQRelease) wait_q_free();  // ablation: Q's wait before the first K
-      Mainloop::load(params, smem, pipeline_k, pipeline_v, write_k, write_v, work, [&] {
-        if constexpr (Layouts::kEarlyQRelease) wait_q_free();
+      const int q_stage = tiles_done % kQStages;
+      const int q_use = tiles_done / kQStages;  // earlier tiles of this CTA in the same buffer
+      Mainloop::load(params, smem, pipeline_k, pipeline_v, write_k, write_v, work, q_stage, [&] {
+        if (q_use > 0) smem.barriers.q_free[q_stage].wait((q_use - 1) & 1);
       });
       ++tiles_done;
     }
@@ -129,15 +132,20 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
         partition_fragment_C(mma_pv, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // (MMA, MMA_M, MMA_N) fp32
     clear(tOrO);
     typename Mainloop::Softmax softmax(params.base.softmax_scale_log2);
-    smem.barriers.q_full.wait(tiles_done & 1);
-    // With a buffer of its own for O, Q's buffer is free after the tile's last Q·Kᵀ (after its last P·V
-    // in the late_q_release ablation); else after the epilogue's TMA store has read O out of it.
-    constexpr bool kReleaseQInMainloop = Layouts::kOwnOBuffer && Layouts::kEarlyQRelease;
-    Mainloop::consume(params, smem, pipeline_k, pipeline_v, read_k, read_v, work, thread, pingpong, tOrO,
-                      softmax, [&] {
-                        if constexpr (kReleaseQInMainloop) smem.barriers.q_free.arrive();
+    const int q_stage = tiles_done % kQStages;
+    smem.barriers.q_full[q_stage].wait((tiles_done / kQStages) & 1);
+    // Two buffers: the previous tile's buffer goes back once its O store has read it, checked after this
+    // tile's first softmax. (Checked right after the first Q·Kᵀ's issue, the store issuer often still
+    // waited for it at causal S = 512, whose tiles are 1-4 steps long: -2.5%, docs/PERF.md.)
+    Mainloop::consume(params, smem, pipeline_k, pipeline_v, read_k, read_v, work, q_stage, thread, pingpong,
+                      tOrO, softmax, [&] {
+                        if constexpr (kQStages == 2) {
+                          if (tiles_done > 0) {
+                            Epilogue::wait_stores_read(thread);
+                            smem.barriers.q_free[(tiles_done - 1) % kQStages].arrive();
+                          }
+                        }
                       });
-    if constexpr (Layouts::kOwnOBuffer && !kReleaseQInMainloop) smem.barriers.q_free.arrive();
 
     float lse[Mainloop::kRowsPerThread];
     Tensor tOrO_rc = gmma_acc_rowcol(tOrO);
@@ -147,10 +155,10 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
                             Shape<Int<kBlockM>, Int<kHeadDim>>{},
                             make_stride(p.out_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM)
     float* lse_out = p.lse != nullptr ? p.lse + info.lse_offset(p, work.row0) : nullptr;
-    Epilogue::store(params, smem, tOrO, lse, work, gO, lse_out, warp_group - 1);
-    if constexpr (!Layouts::kOwnOBuffer) {
+    Epilogue::store(params, smem.q[q_stage].data(), tOrO, lse, work, gO, lse_out, warp_group - 1);
+    if constexpr (kQStages == 1) {
       Epilogue::wait_stores_read(thread);  // O sits in Q's buffer until its TMA store has read it
-      smem.barriers.q_free.arrive();
+      smem.barriers.q_free[0].arrive();
     }
     ++tiles_done;
   }

@@ -25,10 +25,11 @@ struct FwdLayoutsSm90 {
   static constexpr int kConsumerWarpGroups = kTile.consumer_warpgroups;
   static constexpr bool kIntraWarpgroupOverlap = kTile.intra_warpgroup_overlap;
   static constexpr bool kPingPong = kTile.pingpong;
-  static constexpr bool kEarlyQRelease = kTile.early_q_release;
+  static constexpr int kQStages = kTile.q_stages;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   static_assert(kBlockM == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 query rows");
+  static_assert(kQStages == 1 || kQStages == 2, "Q has one buffer or a ring of two");
   static_assert(kHeadDim % 32 == 0,
                 "rows of a multiple of 32 elements (64 B) fill a 64- or 128-byte swizzle atom");
   static_assert(kBlockN % 16 == 0 && kBlockN <= 256, "wgmma N of Q·Kᵀ: a multiple of 16, at most 256");
@@ -57,8 +58,14 @@ struct FwdLayoutsSm90 {
   static constexpr bool kSwizzle128 = kHeadDim % 64 == 0;
   using SmemAtomQK = std::conditional_t<kSwizzle128, cute::GMMA::Layout_K_SW128_Atom<Element>,
                                         cute::GMMA::Layout_K_SW64_Atom<Element>>;
-  using SmemLayoutQ =
-      decltype(cute::tile_to_shape(SmemAtomQK{}, cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));
+  // Q is blocked by consumer warpgroup: warpgroup w's 64 rows are one contiguous (64, HEAD_DIM) block
+  // (64-column slabs), which only its own Q·Kᵀ reads, which its TMA load writes as one box, and into which
+  // its epilogue stages its rows of O once that Q·Kᵀ is done — without waiting for the other warpgroups.
+  using SmemLayoutQWarpGroup =
+      decltype(cute::tile_to_shape(SmemAtomQK{}, cute::Shape<cute::_64, cute::Int<kHeadDim>>{}));
+  using SmemLayoutQ = decltype(cute::tile_to_shape(
+      SmemLayoutQWarpGroup{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
   using SmemLayoutK = decltype(cute::tile_to_shape(
       SmemAtomQK{}, cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>,
                                 cute::Int<kStagesK>>{}));  // (BLOCK_N, HEAD_DIM, PIPE)
@@ -69,23 +76,21 @@ struct FwdLayoutsSm90 {
   using SmemLayoutVt = decltype(cute::tile_to_shape(
       SmemAtomVt{}, cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>,
                                 cute::Int<kStagesV>>{}));  // (HEAD_DIM, BLOCK_N, PIPE)
-  // The epilogue's staging of O: each consumer warpgroup's 64 rows are one contiguous (64, HEAD_DIM) block
-  // (64-column slabs, as Q), the box its TMA store reads.
-  using SmemLayoutOWarpGroup =
-      decltype(cute::tile_to_shape(SmemAtomQK{}, cute::Shape<cute::_64, cute::Int<kHeadDim>>{}));
-  using SmemLayoutO = decltype(cute::tile_to_shape(
-      SmemLayoutOWarpGroup{},
-      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
+  // The epilogue stages O in the tile's Q buffer, laid out as Q: warpgroup w's rows are the box its TMA
+  // store reads.
+  using SmemLayoutOWarpGroup = SmemLayoutQWarpGroup;
+  using SmemLayoutO = SmemLayoutQ;
 
   // ---- TMA: global tensors as (rows, head dim, heads, batch); V as (head dim, rows, heads, batch). Varlen
   // inputs are one batch of total rows, each sequence a row offset. Rows past the extent read as zero.
   using GmemShape = cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t>;
   using GmemStride = cute::Stride<std::int64_t, cute::_1, std::int64_t, std::int64_t>;
   using GmemStrideVt = cute::Stride<cute::_1, std::int64_t, std::int64_t, std::int64_t>;
+  // Q arrives a consumer warpgroup's 64 rows (one block) per copy.
   using TmaQ = decltype(cute::make_tma_copy(
       cute::SM90_TMA_LOAD{},
       cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{}, GmemStride{}),
-      SmemLayoutQ{}));
+      SmemLayoutQWarpGroup{}));
   using TmaK = decltype(cute::make_tma_copy(
       cute::SM90_TMA_LOAD{},
       cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{}, GmemStride{}),
@@ -116,42 +121,26 @@ struct FwdLayoutsSm90 {
   using PipelineK = cutlass::PipelineTmaAsync<kStagesK>;
   using PipelineV = cutlass::PipelineTmaAsync<kStagesV>;
 
-  /// Bytes of every buffer but O's staging; O gets its own buffer when it fits next to them, so the next
-  /// tile's Q can load during the epilogue; otherwise (D = 256) it is staged through Q's buffer.
-  static constexpr int kSmemBytesQKV =
-      static_cast<int>(sizeof(Element)) *
-      (cute::cosize_v<SmemLayoutQ> + cute::cosize_v<SmemLayoutK> + cute::cosize_v<SmemLayoutVt>);
-  static constexpr bool kOwnOBuffer =
-      kSmemBytesQKV + static_cast<int>(sizeof(Element)) * cute::cosize_v<SmemLayoutO> + 1024 <= 227 * 1024;
-
   struct Barriers {
     typename PipelineK::SharedStorage pipeline_k;
     typename PipelineV::SharedStorage pipeline_v;
-    cutlass::arch::ClusterTransactionBarrier q_full;  ///< Q of the tile landed (TMA transaction bytes).
-    cutlass::arch::ClusterBarrier
-        q_free;  ///< Every consumer thread is done with Q's buffer (tile's last read).
+    cutlass::arch::ClusterTransactionBarrier q_full[kQStages];  ///< Q of the tile landed (TMA bytes).
+    /// Every consumer thread is done with the buffer: its Q·Kᵀ reads, and the TMA store of the O staged in
+    /// it has read it.
+    cutlass::arch::ClusterBarrier q_free[kQStages];
   };
   // 1024-byte alignment: a 128-byte swizzle pattern repeats every 8 rows of 128 bytes, and TMA and
   // wgmma compute it from address bits.
-  struct StorageOwnO {
-    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q;
-    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> k;
-    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutVt>> v;
-    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutO>> o_buffer;
-    Barriers barriers;
-    __device__ Element* o() { return o_buffer.data(); }
-  };
-  struct StorageSharedO {
-    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q;  // Q, then O
+  struct SharedStorage {
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q[kQStages];  // Q, then O
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> k;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutVt>> v;
     Barriers barriers;
-    __device__ Element* o() { return q.data(); }
   };
-  using SharedStorage = std::conditional_t<kOwnOBuffer, StorageOwnO, StorageSharedO>;
+  static_assert(sizeof(Element) * cute::cosize_v<SmemLayoutQ> % 1024 == 0,
+                "every buffer of the Q ring starts on a swizzle repeat");
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");
-  static_assert(cute::cosize_v<SmemLayoutO> == cute::cosize_v<SmemLayoutQ>, "O may be staged in Q's buffer");
 };
 
 }  // namespace flashattn::cuda::sm90

@@ -100,17 +100,16 @@ struct FwdMainloopSm90 {
     return true;
   }
 
-  /// Producer: issues every TMA load of the block: the first K tile, then Q once `wait_q_free()` says the
-  /// previous tile's consumers are done with Q's buffer (always, so that every tile completes one phase of
-  /// q_full), then K of tile n before V of tile n + 1 (the order the consumers read them in). The first K
-  /// goes out before the wait: its stage was freed long before, and the consumers' first Q·Kᵀ needs both.
+  /// Producer: issues every TMA load of the block: the first K tile, then Q into buffer `q_stage` of the Q
+  /// ring once `wait_q_free()` says that buffer is free (always, so that every tile completes one phase of
+  /// its q_full), then K of tile n before V of tile n + 1 (the order the consumers read them in). The first
+  /// K goes out before the wait: its stage was freed long before, and the consumers' first Q·Kᵀ needs both.
   /// Called by one thread.
   template <class WaitQFree>
   __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem,
                               PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& write_k, StateV& write_v,
-                              const Work& work, const WaitQFree& wait_q_free) {
+                              const Work& work, int q_stage, const WaitQFree& wait_q_free) {
     using namespace cute;
-    Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});
     Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
     Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});
 
@@ -123,15 +122,11 @@ struct FwdMainloopSm90 {
     Tensor mVt =
         domain_offset(make_coord(_0{}, static_cast<int>(work.k_row_offset)),
                       params.tma_v.get_tma_tensor(params.shape_vt)(_, _, work.head_kv, work.tma_batch));
-    Tensor gQ = local_tile(mQ, Shape<Int<kBlockM>, Int<kHeadDim>>{},
-                           make_coord(work.row0 / kBlockM, _0{}));  // (BLOCK_M, HEAD_DIM)
     Tensor gK =
         local_tile(mK, Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{}));  // (BLOCK_N, HEAD_DIM, n)
     Tensor gVt =
         local_tile(mVt, Shape<Int<kHeadDim>, Int<kBlockN>>{}, make_coord(_0{}, _));  // (HEAD_DIM, BLOCK_N, n)
 
-    auto [tQgQ, tQsQ] = tma_partition(params.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ),
-                                      group_modes<0, 2>(gQ));  // (TMA), (TMA)
     // (TMA, n) global and (TMA, PIPE) shared partitions of K and V.
     const auto tK =
         tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
@@ -151,10 +146,21 @@ struct FwdMainloopSm90 {
     };
 
     using BarrierValue = cutlass::arch::ClusterTransactionBarrier::ValueType;
+    // Q: one box of 64 rows per consumer warpgroup, into that warpgroup's block of the buffer.
     auto load_q = [&] {
       wait_q_free();
-      smem.barriers.q_full.arrive_and_expect_tx(Layouts::kTmaBytesQ);
-      copy(params.tma_q.with(reinterpret_cast<BarrierValue&>(smem.barriers.q_full)), tQgQ, tQsQ);
+      auto& q_full = smem.barriers.q_full[q_stage];
+      q_full.arrive_and_expect_tx(Layouts::kTmaBytesQ);
+      CUTE_UNROLL
+      for (int w = 0; w < Layouts::kConsumerWarpGroups; ++w) {
+        Tensor sQ_wg = make_tensor(make_smem_ptr(smem.q[q_stage].data() + 64 * kHeadDim * w),
+                                   typename Layouts::SmemLayoutQWarpGroup{});  // (64, HEAD_DIM)
+        Tensor gQ_wg = local_tile(mQ, Shape<_64, Int<kHeadDim>>{},
+                                  make_coord(work.row0 / 64 + w, _0{}));  // (64, HEAD_DIM)
+        auto [tQgQ, tQsQ] = tma_partition(params.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ_wg),
+                                          group_modes<0, 2>(gQ_wg));  // (TMA), (TMA)
+        copy(params.tma_q.with(reinterpret_cast<BarrierValue&>(q_full)), tQgQ, tQsQ);
+      }
     };
     if (!work.has_keys()) {
       load_q();
@@ -171,21 +177,20 @@ struct FwdMainloopSm90 {
   }
 
   /// Consumers: accumulates O (this warpgroup's 64 rows x HEAD_DIM, fp32, unnormalised) and the softmax
-  /// state over the block's key tiles, once Q landed. `thread` is the index among the consumer threads;
-  /// `pingpong` orders the two warpgroups' wgmma issue. `q_consumed()` is called once, as soon as the
-  /// block's last Q·Kᵀ has completed (this warpgroup reads Q no more), so that the producer can load the
-  /// next tile's Q under this tile's last softmax and P·V instead of after them.
-  template <class PingPongT, class AccO, class QConsumed>
+  /// state over the block's key tiles, once Q landed in buffer `q_stage`. `thread` is the index among the
+  /// consumer threads; `pingpong` orders the two warpgroups' wgmma issue. `first_softmax_done()` is called
+  /// once, after the softmax of the block's first key tile (at once when the block has no keys).
+  template <class PingPongT, class AccO, class FirstSoftmaxDone>
   __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
                                  PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& read_k, StateV& read_v,
-                                 const Work& work, int thread, const PingPongT& pingpong, AccO& tOrO,
-                                 Softmax& softmax, const QConsumed& q_consumed) {
+                                 const Work& work, int q_stage, int thread, const PingPongT& pingpong,
+                                 AccO& tOrO, Softmax& softmax, const FirstSoftmaxDone& first_softmax_done) {
     using namespace cute;
     if (!work.has_keys()) {
-      q_consumed();
+      first_softmax_done();
       return;
     }
-    Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});
+    Tensor sQ = make_tensor(make_smem_ptr(smem.q[q_stage].data()), typename Layouts::SmemLayoutQ{});
     Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
     Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});
 
@@ -230,7 +235,6 @@ struct FwdMainloopSm90 {
       gmma_wait<0>(tSrS);
       pipeline_k.consumer_release(read_k);
       ++read_k;
-      if (n == work.n_begin) q_consumed();
       mask(n);
     };
 
@@ -249,6 +253,7 @@ struct FwdMainloopSm90 {
         scores_alone(n);
         Softmax::apply(softmax.fold(scores), tOrO_rc);
         convert_fragment_into(tSrS, rP);
+        if (n == work.n_end - 1) first_softmax_done();
         pipeline_v.consumer_wait(read_v);
         if (n == work.n_end - 1) zero_v_tail(n);
         pingpong.wait();
@@ -268,6 +273,7 @@ struct FwdMainloopSm90 {
     typename Softmax::Rescale rescale = softmax.fold(scores);
     zero_v_tail(n);
     convert_fragment_into(tSrS, rP);
+    first_softmax_done();
     // From here on read_v is the stage of the tile whose P is in rP, one tile behind read_k.
 
     CUTE_NO_UNROLL
@@ -282,7 +288,6 @@ struct FwdMainloopSm90 {
       gmma_wait<1>(tSrS);  // S_n landed (wgmma groups complete in issue order); P·V still runs
       pipeline_k.consumer_release(read_k);
       ++read_k;
-      if (n == work.n_begin) q_consumed();
       mask(n);
       rescale = softmax.fold(scores);
       gmma_wait<0>(tOrO, tOrP);  // P·V done: rP and the V stage are free

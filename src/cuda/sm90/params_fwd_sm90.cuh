@@ -76,7 +76,7 @@ FwdParamsSm90<Element, kHeadDim> make_fwd_params_sm90(const ForwardParams& param
       make_stride(params.out_strides.row, _1{}, params.out_strides.head, batch_stride(params.out_strides)));
   const FwdKernelParams base = make_fwd_kernel_params(params, Layouts::kBlockM);
   return {base,
-          make_tma_copy(SM90_TMA_LOAD{}, q_tensor, typename Layouts::SmemLayoutQ{}),
+          make_tma_copy(SM90_TMA_LOAD{}, q_tensor, typename Layouts::SmemLayoutQWarpGroup{}),
           make_tma_copy(SM90_TMA_LOAD{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{})),
           make_tma_copy(SM90_TMA_LOAD{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{})),
           make_tma_copy(SM90_TMA_STORE{}, out_tensor, typename Layouts::SmemLayoutOWarpGroup{}),

@@ -22,10 +22,9 @@ struct FwdTileSm90 {
   int consumer_warpgroups;  ///< Warpgroups running the math; one more warpgroup issues the TMA loads.
   bool intra_warpgroup_overlap = true;  ///< Softmax of tile n under the P·V wgmma of tile n + 1.
   bool pingpong = true;                 ///< Consumer warpgroups take turns issuing their wgmmas.
-  /// Q's buffer handed back after the tile's last Q·Kᵀ (where O has a buffer of its own) and the next
-  /// tile's first K issued before waiting for it, so the next Q lands under the tile's last softmax and
-  /// P·V; off: Q handed back after the tile's last P·V and loaded before that K.
-  bool early_q_release = true;
+  /// Buffers of Q (1 or 2). O is staged in the tile's Q buffer, so with one the next tile's Q can load only
+  /// after this tile's O has left; with two it loads a tile ahead, under the current tile's main loop.
+  int q_stages = 2;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -37,7 +36,7 @@ enum class FwdAblationSm90 {
   stages_3,
   v_stages_2,
   two_consumer_warpgroups,
-  late_q_release
+  q_stages_1
 };
 
 #if !defined(FLASHATTN_SM90_ABLATION)
@@ -61,8 +60,8 @@ constexpr const char* fwd_ablation_suffix_sm90() {
       return "+v_stages_2";
     case FwdAblationSm90::two_consumer_warpgroups:
       return "+two_consumer_warpgroups";
-    case FwdAblationSm90::late_q_release:
-      return "+late_q_release";
+    case FwdAblationSm90::q_stages_1:
+      return "+q_stages_1";
     default:
       return "";
   }
@@ -71,32 +70,40 @@ constexpr const char* fwd_ablation_suffix_sm90() {
 /// The tile of head dim `head_dim` as built (0 fields for a head dim with no sm90 kernel).
 constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim) {
   switch (head_dim) {
-    // 192x96 (three consumer warpgroups), 2 K + 3 V stages: Q 24 KB + 2 x K 12 KB + 3 x V 12 KB + O 24 KB
+    // 192x96 (three consumer warpgroups), 2 Q + 2 K + 3 V stages: 2 x Q 24 KB + 2 x K 12 KB + 3 x V 12 KB
     // = 108 KB. At D = 64 the softmax of a score tile takes longer than one warpgroup's two GEMMs on it, so
     // two warpgroups cannot hide it under each other's; with three, two warpgroups' GEMMs cover one
     // softmax. Three consumer warpgroups get 160 registers each: S 48 + O 32 + P 24 fit without spills
     // (a 128-key tile, S 64 + P 32, spills 144 bytes in the main loop).
     case 64:
       return {192, 96, 2, 3, 3};
-    // 128x128, 2 K + 3 V stages: Q 24 KB + 2 x K 24 KB + 3 x V 24 KB + O 24 KB = 168 KB, 64-byte swizzle
+    // 128x128, 2 Q + 2 K + 3 V stages: 2 x Q 24 KB + 2 x K 24 KB + 3 x V 24 KB = 168 KB, 64-byte swizzle
     // (rows of 192 bytes); S 64, O 48, P 32 registers per thread.
     case 96:
       return {128, 128, 2, 3, 2};
-    // 128x128, 2 K + 3 V stages: Q 32 KB + 2 x K 32 KB + 3 x V 32 KB + O 32 KB = 224 KB; S and O take
+    // 128x128, 2 Q + 2 K + 3 V stages: 2 x Q 32 KB + 2 x K 32 KB + 3 x V 32 KB = 224 KB; S and O take
     // 64 fp32 each per thread, P 32 registers. A V stage stays busy from its P·V's issue to the end of
     // the softmax that runs under it, a K stage only until its S landed: the third V stage keeps the
-    // producer a full step ahead (docs/PERF.md, v_stages_2 ablation).
+    // producer a full step ahead (docs/PERF.md, v_stages_2 ablation). The second Q buffer (where v4 had
+    // one for O) lets the next tile's Q land under this tile's main loop: at S = 512 the consumers waited
+    // for Q 3-5% of the time with one (docs/PERF.md, q_stages_1 ablation).
     case 128:
       return {128, 128, 2, 3, 2};
-    // 128x112, 2 K + 2 V stages: Q 48 KB + 2 x K 42 KB + 2 x V 42 KB = 216 KB, O staged through Q's
-    // buffer; O takes 96 fp32 per thread, so S stays at 56 (and P 28) to keep the 240-register budget.
-    case 192:
-      return {128, 112, 2, 2, 2};
-    // 128x64, 2 K + 3 V stages: Q 64 KB + 2 x K 32 KB + 3 x V 32 KB = 224 KB, O staged through Q's buffer;
-    // O takes 128 fp32 per thread, so S stays at 32 (a 128-key tile would not fit the shared memory
+    // 128x112, 1 Q + 2 K + 2 V stages: Q 48 KB + 2 x K 42 KB + 2 x V 42 KB = 216 KB (no room for a second
+    // Q); O takes 96 fp32 per thread, so S stays at 56 (and P 28) to keep the 240-register budget.
+    case 192: {
+      FwdTileSm90 tile{128, 112, 2, 2, 2};
+      tile.q_stages = 1;
+      return tile;
+    }
+    // 128x64, 1 Q + 2 K + 3 V stages: Q 64 KB + 2 x K 32 KB + 3 x V 32 KB = 224 KB (no room for a second
+    // Q); O takes 128 fp32 per thread, so S stays at 32 (a 128-key tile would not fit the shared memory
     // either).
-    case 256:
-      return {128, 64, 2, 3, 2};
+    case 256: {
+      FwdTileSm90 tile{128, 64, 2, 3, 2};
+      tile.q_stages = 1;
+      return tile;
+    }
     default:
       return {0, 0, 0, 0, 0};
   }
@@ -118,6 +125,7 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim) {
       break;
     case FwdAblationSm90::stages_3:
       tile.stages_k = head_dim == 256 ? tile.stages_k : 3;  // D = 256: a third K stage does not fit
+      if (head_dim == 128) tile.q_stages = 1;               // D = 128: only in the second Q buffer's place
       break;
     case FwdAblationSm90::v_stages_2:
       tile.stages_v = 2;
@@ -125,8 +133,8 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim) {
     case FwdAblationSm90::two_consumer_warpgroups:
       if (tile.consumer_warpgroups == 3) tile = {128, 128, tile.stages_k, tile.stages_v, 2};  // v3's tile
       break;
-    case FwdAblationSm90::late_q_release:
-      tile.early_q_release = false;
+    case FwdAblationSm90::q_stages_1:
+      tile.q_stages = 1;
       break;
     default:
       break;
