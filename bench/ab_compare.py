@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Compares flashattn rows of bench/peers.py JSON files from an A/B measurement: runs of a change (A) and of
+a base (B) interleaved in one machine session. Prints per cell the TFLOP/s (or GB/s) of every run, the
+ratio of the sums A / B, the same-run peer where the A runs carry one, and the geometric mean of the ratios.
+
+Usage: ab_compare.py --a A1.json [A2.json ...] --b B1.json [B2.json ...] [--peer cudnn]
+"""
+import argparse
+import json
+import math
+
+
+def cells(path, impl):
+    rows = json.load(open(path))["rows"]
+    value = "gbps" if rows and rows[0].get("op") == "decode" else "tflops"
+    return {(r["D"], r["causal"], r["B"], r["Sq"], r["Sk"]): r[value] for r in rows if r["impl"] == impl}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--a", nargs="+", required=True, help="runs of the change")
+    parser.add_argument("--b", nargs="+", required=True, help="runs of the base")
+    parser.add_argument("--peer", default="cudnn", help="a peer timed in the A runs, shown beside them")
+    args = parser.parse_args()
+    a = [cells(path, "flashattn") for path in args.a]
+    b = [cells(path, "flashattn") for path in args.b]
+    peer = [cells(path, args.peer) for path in args.a]
+    keys = [k for k in a[0] if all(k in run for run in a + b)]
+    print("D  causal  B   Sq     Sk    | A runs           | B runs           | A/B    | " + args.peer)
+    ratios = []
+    for key in keys:
+        ratio = sum(run[key] for run in a) / sum(run[key] for run in b)
+        ratios.append(ratio)
+        d, causal, batch, sq, sk = key
+        peers = " ".join(f"{run[key]:.0f}" for run in peer if key in run)
+        print(f"{d:<3}{'causal' if causal else 'full':7} {batch:<3} {sq:<6} {sk:<6}| "
+              + f"{' '.join(f'{run[key]:.0f}' for run in a):16} | {' '.join(f'{run[key]:.0f}' for run in b):16} | "
+              + f"{ratio:.3f}  | {peers}")
+    if ratios:
+        geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+        print(f"geometric mean A/B {geomean:.3f} over {len(ratios)} cells (min {min(ratios):.3f}, max {max(ratios):.3f})")
+
+
+if __name__ == "__main__":
+    main()
