@@ -105,8 +105,9 @@ function(flashattn_add_cuda_sources target)
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
                ${PROJECT_SOURCE_DIR}/src/cuda/generate_instantiations.py)
   include(${generated}/sources.cmake)
-  list(LENGTH FLASHATTN_GENERATED_KERNELS count)
-  message(STATUS "flashattn: ${count} CUDA kernel instantiations: ${FLASHATTN_KERNEL_NAMES}")
+  list(LENGTH FLASHATTN_KERNEL_NAMES count)
+  list(LENGTH FLASHATTN_GENERATED_KERNELS units)
+  message(STATUS "flashattn: ${count} CUDA kernel instantiations in ${units} translation units: ${FLASHATTN_KERNEL_NAMES}")
   set_source_files_properties(${FLASHATTN_GENERATED_KERNELS} PROPERTIES COMPILE_OPTIONS
                               "$<$<BOOL:${FLASHATTN_PTXAS_VERBOSE}>:-Xptxas=-v>")
   # Each family compiles as src/cuda/generate_instantiations.py's FAMILIES says. Per-architecture families
@@ -138,14 +139,14 @@ function(flashattn_add_cuda_sources target)
   # specialisations cost every TU that includes CuTe ~14 s of cudafe++ and ~7 s of cicc per arch
   # (docs/PERF.md, build time). No N is instantiated both with and without it.
   set(extended_shape_kernels ${FLASHATTN_KERNELS_SM90A})
-  list(FILTER extended_shape_kernels INCLUDE REGEX "fwd_sm90_[a-z0-9]+_hd192\\.cu$")
+  list(FILTER extended_shape_kernels INCLUDE REGEX "fwd_sm90_hd192\\.cu$")
   if(extended_shape_kernels)
     set_property(SOURCE ${extended_shape_kernels} APPEND PROPERTY COMPILE_DEFINITIONS
                  CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)
   endif()
   # Printed by every build, next to the per-TU times the launcher prints.
   add_custom_target(flashattn_kernel_manifest
-                    COMMAND ${CMAKE_COMMAND} -E echo "flashattn: ${count} CUDA kernel instantiations (${FLASHATTN_KERNEL_NAMES})"
+                    COMMAND ${CMAKE_COMMAND} -E echo "flashattn: ${count} CUDA kernel instantiations in ${units} translation units (${FLASHATTN_KERNEL_NAMES})"
                     VERBATIM)
   add_dependencies(${target} flashattn_kernel_manifest)
 endfunction()

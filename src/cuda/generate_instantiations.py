@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
-"""Writes one CUDA translation unit per kernel key of the manifest, plus the registry that maps each key to
+"""Writes the CUDA translation units of the manifest's kernel keys, plus the registry that maps each key to
 its launcher, so that dispatch, tests and docs read the same list.
+
+A translation unit holds the keys of one (op, arch, head dim): its dtypes. Most of a TU's compile time does
+not grow with the kernels in it (cudafe++, host compile and cicc over CuTe's headers): a second dtype adds
+10 s to the sm90 forward's 95 s and 33 s to the sm80 forward's 140 s (one core, docs/PERF.md, build time),
+so one TU per dtype paid that twice. The kernels themselves are instantiated once per key as before.
 
 Usage: generate_instantiations.py --out DIR [--head-dims 64;128] [--dtypes bf16] [--archs 90a;80] [--list]
 
@@ -110,19 +115,30 @@ SIGNATURES = {
 OP_KINDS = {"fwd": "forward", "bwd": "backward", "kvcache": "kvcache"}
 
 
-def kernel_tu(kernel: Kernel) -> str:
-    family = FAMILIES[(kernel.op, kernel.arch)]
-    arguments = f"<{DTYPES[kernel.dtype]}, {kernel.head_dim}>"
+def tu_name(kernel: Kernel) -> str:
+    """The translation unit that holds `kernel`: one per (op, arch, head dim)."""
+    return f"{kernel.op}_sm{kernel.arch}_hd{kernel.head_dim}"
+
+
+def kernel_tu(kernels: list[Kernel]) -> str:
+    """The TU of `kernels` (one op, arch and head dim): each key's launcher and shared-memory query."""
+    family = FAMILIES[(kernels[0].op, kernels[0].arch)]
+    body = ""
+    for kernel in kernels:
+        arguments = f"<{DTYPES[kernel.dtype]}, {kernel.head_dim}>"
+        body += (
+            SIGNATURES[kernel.op].format(name=kernel.launcher)
+            + " {\n"
+            + f"  return {family.launcher}{arguments}(params, args, info);\n"
+            + "}\n\n"
+            + f"int {kernel.smem_bytes}() {{ return {family.smem_bytes}{arguments}(); }}\n\n"
+        )
     return (
         HEADER
         + f'#include "{family.header}"\n\n'
         + "namespace flashattn::cuda {\n\n"
-        + SIGNATURES[kernel.op].format(name=kernel.launcher)
-        + " {\n"
-        + f"  return {family.launcher}{arguments}(params, args, info);\n"
-        + "}\n\n"
-        + f"int {kernel.smem_bytes}() {{ return {family.smem_bytes}{arguments}(); }}\n"
-        + "\n}  // namespace flashattn::cuda\n"
+        + body
+        + "}  // namespace flashattn::cuda\n"
     )
 
 
@@ -189,14 +205,15 @@ def registry_tu(kernels: list[Kernel]) -> str:
     )
 
 
-def sources_cmake(kernels: list[Kernel], sources: list[pathlib.Path], registry: pathlib.Path) -> str:
-    """The CMake lists of the generated TUs: all of them, and one list per compile mode of FAMILIES."""
+def sources_cmake(kernels: list[Kernel], units: dict, registry: pathlib.Path) -> str:
+    """The CMake lists of the generated TUs (`units`: path -> its kernels): all of them, and one list per
+    compile mode of FAMILIES."""
 
     def listing(variable: str, mode=None) -> str:
         chosen = [
             path
-            for kernel, path in zip(kernels, sources)
-            if mode is None or FAMILIES[(kernel.op, kernel.arch)].compile_mode == mode
+            for path, members in units.items()
+            if mode is None or FAMILIES[(members[0].op, members[0].arch)].compile_mode == mode
         ]
         return f"set({variable}\n" + "".join(f'  "{path.as_posix()}"\n' for path in chosen) + ")\n"
 
@@ -241,17 +258,17 @@ def main() -> None:
         sys.exit("generate_instantiations: the head dims and dtypes selected leave no kernel to build")
 
     args.out.mkdir(parents=True, exist_ok=True)
-    sources = []
+    units = {}  # TU path -> its kernels, in manifest order
     for kernel in kernels:
-        path = args.out / f"{kernel.name}.cu"
-        write_if_changed(path, kernel_tu(kernel))
-        sources.append(path)
+        units.setdefault(args.out / f"{tu_name(kernel)}.cu", []).append(kernel)
+    for path, members in units.items():
+        write_if_changed(path, kernel_tu(members))
     registry = args.out / "kernel_registry_cuda.cpp"
     write_if_changed(registry, registry_tu(kernels))
     for stale in args.out.glob("*.cu"):
-        if stale not in sources:
+        if stale not in units:
             stale.unlink()
-    write_if_changed(args.out / "sources.cmake", sources_cmake(kernels, sources, registry))
+    write_if_changed(args.out / "sources.cmake", sources_cmake(kernels, units, registry))
 
 if __name__ == "__main__":
     main()
