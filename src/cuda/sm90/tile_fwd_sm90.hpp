@@ -84,9 +84,10 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim) {
     // 128x128, 2 Q + 2 K + 3 V stages: 2 x Q 32 KB + 2 x K 32 KB + 3 x V 32 KB = 224 KB; S and O take
     // 64 fp32 each per thread, P 32 registers. A V stage stays busy from its P·V's issue to the end of
     // the softmax that runs under it, a K stage only until its S landed: the third V stage keeps the
-    // producer a full step ahead (docs/PERF.md, v_stages_2 ablation). The second Q buffer (where v4 had
-    // one for O) lets the next tile's Q land under this tile's main loop: at S = 512 the consumers waited
-    // for Q 3-5% of the time with one (docs/PERF.md, q_stages_1 ablation).
+    // producer a full step ahead (docs/PERF.md, v_stages_2 ablation). The second Q buffer takes v4's O
+    // buffer's place so the next tile's Q loads a tile ahead; with the per-warpgroup O staging it measured
+    // +3.2% (geometric mean) over v4's own O buffer (docs/PERF.md, v5). Its own share is not isolated yet:
+    // the q_stages_1 ablation has not been run, and the consumers' wait for Q at S = 512 did not shrink.
     case 128:
       return {128, 128, 2, 3, 2};
     // 128x112, 1 Q + 2 K + 2 V stages: Q 48 KB + 2 x K 42 KB + 2 x V 42 KB = 216 KB (no room for a second
