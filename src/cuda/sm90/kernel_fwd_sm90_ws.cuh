@@ -14,11 +14,6 @@
 // one it comes after the epilogue's store has read O, before the next tile can start. Each buffer completes
 // one phase of each barrier per use, so both sides track the phases by counting tiles.
 //
-// With two Q buffers the consumers also overlap across tiles (kCrossTileOverlap): a tile's last P·V is
-// issued in the same ping-pong turn as the next tile's first Q·Kᵀ, and the tile's epilogue (normalise O,
-// stage it in the tile's Q buffer, TMA store) runs while that Q·Kᵀ executes. So O, P and the softmax state
-// live across tiles, and the last tile of the CTA finishes alone after the loop.
-//
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
 #pragma once
@@ -125,33 +120,6 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   pingpong.start();
   typename Mainloop::StateK read_k;
   typename Mainloop::StateV read_v;
-  // Registers that outlive a block: O and P of the block whose last P·V is carried into the next one's
-  // first turn (kCrossTileOverlap), and its softmax state.
-  Tensor tOrO = partition_fragment_C(typename Layouts::TiledMmaPV{},
-                                     Shape<Int<kBlockM>, Int<kHeadDim>>{});  // (MMA, MMA_M, MMA_N) fp32
-  Tensor rP = make_fragment_like<Element>(partition_fragment_C(
-      typename Layouts::TiledMmaQK{}, Shape<Int<kBlockM>, Int<Layouts::kBlockN>>{}));  // (MMA, MMA_M, MMA_N)
-  clear(tOrO);
-  typename Mainloop::Softmax softmax(params.base.softmax_scale_log2);
-  // The block whose O is still to be normalised and stored (the carried one, or the one just computed).
-  struct Finished {
-    Scheduler::Tile tile;
-    typename Mainloop::Work work;
-    int q_stage;
-  } finished{};
-  auto store_finished = [&] {
-    float lse[Mainloop::kRowsPerThread];
-    Tensor tOrO_rc = gmma_acc_rowcol(tOrO);
-    softmax.finalize(tOrO_rc, lse);
-    const BlockInfo info(p, finished.tile.batch, finished.tile.head);
-    Tensor gO = make_tensor(
-        make_gmem_ptr(static_cast<Element*>(p.out) + info.out_offset(p, finished.work.row0)),
-        Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_stride(p.out_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM)
-    float* lse_out = p.lse != nullptr ? p.lse + info.lse_offset(p, finished.work.row0) : nullptr;
-    Epilogue::store(params, smem.q[finished.q_stage].data(), tOrO, lse, finished.work, gO, lse_out,
-                    warp_group - 1);
-  };
-  bool carried = false;
   int tiles_done = 0;
   for (std::int64_t round = 0;; ++round) {
     const std::int64_t index = Scheduler::position(blockIdx.x, gridDim.x, round);
@@ -159,34 +127,40 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     const Scheduler::Tile tile = Scheduler::tile(order, index);
     typename Mainloop::Work work;
     if (!Mainloop::make_work(params, tile, work)) continue;
+    typename Layouts::TiledMmaPV mma_pv;
+    Tensor tOrO =
+        partition_fragment_C(mma_pv, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // (MMA, MMA_M, MMA_N) fp32
+    clear(tOrO);
+    typename Mainloop::Softmax softmax(params.base.softmax_scale_log2);
     const int q_stage = tiles_done % kQStages;
     smem.barriers.q_full[q_stage].wait((tiles_done / kQStages) & 1);
     // Two buffers: the previous tile's buffer goes back once its O store has read it, checked after this
     // tile's first softmax. (Checked right after the first Q·Kᵀ's issue, the store issuer often still
     // waited for it at causal S = 512, whose tiles are 1-4 steps long: -2.5%, docs/PERF.md.)
-    carried = Mainloop::consume(params, smem, pipeline_k, pipeline_v, read_k, read_v, work, q_stage, thread,
-                                pingpong, tOrO, rP, softmax, carried, store_finished, [&] {
-                                  if constexpr (kQStages == 2) {
-                                    if (tiles_done > 0) {
-                                      Epilogue::wait_stores_read(thread);
-                                      smem.barriers.q_free[(tiles_done - 1) % kQStages].arrive();
-                                    }
-                                  }
-                                });
-    finished = {tile, work, q_stage};
-    if (!carried) {
-      store_finished();
-      clear(tOrO);
-      softmax = typename Mainloop::Softmax(params.base.softmax_scale_log2);
-      if constexpr (kQStages == 1) {
-        Epilogue::wait_stores_read(thread);  // O sits in Q's buffer until its TMA store has read it
-        smem.barriers.q_free[0].arrive();
-      }
+    Mainloop::consume(params, smem, pipeline_k, pipeline_v, read_k, read_v, work, q_stage, thread, pingpong,
+                      tOrO, softmax, [&] {
+                        if constexpr (kQStages == 2) {
+                          if (tiles_done > 0) {
+                            Epilogue::wait_stores_read(thread);
+                            smem.barriers.q_free[(tiles_done - 1) % kQStages].arrive();
+                          }
+                        }
+                      });
+
+    float lse[Mainloop::kRowsPerThread];
+    Tensor tOrO_rc = gmma_acc_rowcol(tOrO);
+    softmax.finalize(tOrO_rc, lse);
+    const BlockInfo info(p, tile.batch, tile.head);
+    Tensor gO = make_tensor(make_gmem_ptr(static_cast<Element*>(p.out) + info.out_offset(p, work.row0)),
+                            Shape<Int<kBlockM>, Int<kHeadDim>>{},
+                            make_stride(p.out_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM)
+    float* lse_out = p.lse != nullptr ? p.lse + info.lse_offset(p, work.row0) : nullptr;
+    Epilogue::store(params, smem.q[q_stage].data(), tOrO, lse, work, gO, lse_out, warp_group - 1);
+    if constexpr (kQStages == 1) {
+      Epilogue::wait_stores_read(thread);  // O sits in Q's buffer until its TMA store has read it
+      smem.barriers.q_free[0].arrive();
     }
     ++tiles_done;
-  }
-  if (carried) {
-    Mainloop::finish_carried_alone(smem, pipeline_v, read_v, thread, pingpong, tOrO, rP, store_finished);
   }
   Epilogue::wait_stores_read(thread);  // shared memory must outlive the last TMA store's reads
 #endif

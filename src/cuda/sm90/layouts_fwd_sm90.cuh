@@ -26,8 +26,6 @@ struct FwdLayoutsSm90 {
   static constexpr bool kIntraWarpgroupOverlap = kTile.intra_warpgroup_overlap;
   static constexpr bool kPingPong = kTile.pingpong;
   static constexpr int kQStages = kTile.q_stages;
-  static constexpr bool kCrossTileOverlap =
-      kTile.cross_tile_overlap && kQStages == 2 && kIntraWarpgroupOverlap;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   static_assert(kBlockM == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 query rows");

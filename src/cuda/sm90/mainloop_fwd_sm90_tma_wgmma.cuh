@@ -18,9 +18,6 @@
 //    before its P·V is issued. The producer therefore loads K one tile ahead of V.
 //  - ping-pong: the two consumer warpgroups take turns issuing their step's wgmmas (named barriers), so
 //    one warpgroup's softmax runs under the other's products.
-//  - across tiles (two Q buffers): a block's last P·V goes out in the same turn as the next block's first
-//    Q·Kᵀ, and the finished block's epilogue runs while that Q·Kᵀ executes (consume() documents the
-//    hand-over).
 // Both consumer warpgroups step through the same key tiles, so they share every stage.
 #pragma once
 
@@ -179,74 +176,55 @@ struct FwdMainloopSm90 {
     load_v(work.n_begin, write_v);
   }
 
-  /// Consumers: accumulates O (tOrO: this warpgroup's 64 rows x HEAD_DIM, fp32, unnormalised) and the
-  /// softmax state over the block's key tiles, once Q landed in buffer `q_stage`; on entry tOrO is zero and
-  /// `softmax` fresh unless `carried`. rP holds P (the rounded probabilities of one key tile, like S) from a
-  /// step's softmax to its P·V. `thread` is the index among the consumer threads; `pingpong` orders the
-  /// warpgroups' wgmma issue. `first_softmax_done()` is called once, after the softmax of the block's first
-  /// key tile (at once when the block has no keys).
-  ///
-  /// With kCrossTileOverlap the block's last P·V is left to the caller (returns true): P stays in rP,
-  /// read_v points at its V stage and O is already rescaled for it. The caller then passes `carried` to
-  /// the next call, which issues that P·V in the same turn as its own first Q·Kᵀ and calls
-  /// `finish_carried()` (normalise and store the carried block's O) as soon as the P·V completed, while the
-  /// Q·Kᵀ still runs, before starting its own block from a zero O and a fresh softmax state; after the
-  /// CTA's last block the caller calls finish_carried_alone(). Returns false when nothing is left over.
-  template <class PingPongT, class AccO, class FragP, class FinishCarried, class FirstSoftmaxDone>
-  __device__ __forceinline__ static bool consume(const Params& params, typename Layouts::SharedStorage& smem,
-                                                 PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& read_k,
-                                                 StateV& read_v, const Work& work, int q_stage, int thread,
-                                                 const PingPongT& pingpong, AccO& tOrO, FragP& rP,
-                                                 Softmax& softmax, bool carried,
-                                                 const FinishCarried& finish_carried,
-                                                 const FirstSoftmaxDone& first_softmax_done) {
+  /// Consumers: accumulates O (this warpgroup's 64 rows x HEAD_DIM, fp32, unnormalised) and the softmax
+  /// state over the block's key tiles, once Q landed in buffer `q_stage`. `thread` is the index among the
+  /// consumer threads; `pingpong` orders the two warpgroups' wgmma issue. `first_softmax_done()` is called
+  /// once, after the softmax of the block's first key tile (at once when the block has no keys).
+  template <class PingPongT, class AccO, class FirstSoftmaxDone>
+  __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
+                                 PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& read_k, StateV& read_v,
+                                 const Work& work, int q_stage, int thread, const PingPongT& pingpong,
+                                 AccO& tOrO, Softmax& softmax, const FirstSoftmaxDone& first_softmax_done) {
     using namespace cute;
-    // The carried block is done once its O is stored: this block starts from zero.
-    auto start_fresh = [&] {
-      finish_carried();
-      clear(tOrO);
-      softmax = Softmax(params.base.softmax_scale_log2);
-    };
     if (!work.has_keys()) {
-      if (carried) {
-        pv_alone(smem, pipeline_v, read_v, thread, pingpong, tOrO, rP);
-        start_fresh();
-      }
       first_softmax_done();
-      return false;
+      return;
     }
-    typename Layouts::TiledMmaQK mma_qk;
-    typename Layouts::TiledMmaPV mma_pv;
-    Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});
-    Tensor tOrV = mma_pv.get_thread_slice(thread).partition_fragment_B(sVt);  // (MMA, MMA_N, MMA_K, PIPE)
-    Tensor tOrP = make_tensor(rP.data(), gmma_acc_as_a_layout(rP.layout()));  // (MMA, MMA_M, MMA_K)
-    Tensor tSrS = partition_fragment_C(mma_qk, Shape<Int<kBlockM>, Int<kBlockN>>{});  // (MMA, MMA_M, MMA_N)
-    auto issue_pv = [&](int stage) {
-      gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);
-    };
     Tensor sQ = make_tensor(make_smem_ptr(smem.q[q_stage].data()), typename Layouts::SmemLayoutQ{});
     Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
+    Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});
+
+    typename Layouts::TiledMmaQK mma_qk;
+    typename Layouts::TiledMmaPV mma_pv;
     auto thr_qk = mma_qk.get_thread_slice(thread);
-    Tensor tSrQ = thr_qk.partition_fragment_A(sQ);  // (MMA, MMA_M, MMA_K) descriptors
-    Tensor tSrK = thr_qk.partition_fragment_B(sK);  // (MMA, MMA_N, MMA_K, PIPE) descriptors
+    auto thr_pv = mma_pv.get_thread_slice(thread);
+    Tensor tSrQ = thr_qk.partition_fragment_A(sQ);   // (MMA, MMA_M, MMA_K) descriptors
+    Tensor tSrK = thr_qk.partition_fragment_B(sK);   // (MMA, MMA_N, MMA_K, PIPE) descriptors
+    Tensor tOrV = thr_pv.partition_fragment_B(sVt);  // (MMA, MMA_N, MMA_K, PIPE) descriptors
     // (row, col) within the block of each score this thread holds, as a (rows, cols) view.
     Tensor tScS = thr_qk.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{}));
     Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));  // (ROWS, COLS)
     Tensor tOrO_rc = gmma_acc_rowcol(tOrO);                                            // (ROWS, HEAD_DIM)
+    Tensor tSrS = partition_fragment_C(mma_qk, Shape<Int<kBlockM>, Int<kBlockN>>{});   // (MMA, MMA_M, MMA_N)
     Tensor scores = gmma_acc_rowcol(tSrS);                                             // (ROWS, BLOCK_N)
+    Tensor rP = make_fragment_like<Element>(tSrS);  // P of the step, in the element type
+    Tensor tOrP = make_tensor(rP.data(), gmma_acc_as_a_layout(rP.layout()));  // (MMA, MMA_M, MMA_K)
 
     // Tiles n >= n_right cross the first row's key_end; tiles n < n_left cross the last row's key_begin;
     // the tiles between are kept whole by every row of the block and skip the mask.
     const int n_right = work.range.key_end(work.row0) / kBlockN;
     const int n_left = (work.range.key_begin(work.row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
     const RowKeyIntervals<kRowsPerThread> intervals(tScS_rc, work.row0, work.range);
-    auto mask = [&](int n) __attribute__((always_inline)) {
+    auto mask = [&](int n) {
       if (params.base.score_mods || n >= n_right || n < n_left) {
         mask_tile(params, scores, tScS_rc, intervals, work.slope_log2, n);
       }
     };
     auto issue_s = [&](int stage) {
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_qk, tSrQ, tSrK(_, _, _, stage), tSrS);
+    };
+    auto issue_pv = [&](int stage) {
+      gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);
     };
     // S of key tile n (in the stage `read_k` points at), masked, with nothing to overlap it with.
     auto scores_alone = [&](int n) {
@@ -264,7 +242,7 @@ struct FwdMainloopSm90 {
     auto zero_v_tail = [&](int n) {
       if (params.base.problem.is_varlen() && (n + 1) * kBlockN > work.seqlen_k) {
         pipeline_v.consumer_wait(read_v);
-        zero_key_tail(sVt, read_v.index(), work.seqlen_k - n * kBlockN);
+        zero_key_tail(sVt, read_v.index(), work.seqlen_k - n * kBlockN, thread);
       }
     };
 
@@ -285,29 +263,12 @@ struct FwdMainloopSm90 {
         pipeline_v.consumer_release(read_v);
         ++read_v;
       }
-      return false;
+      return;
     }
 
-    // The first tile: its S with the carried block's last P·V, or alone.
+    // The first tile: its S alone, no P·V to overlap with yet.
     int n = work.n_end - 1;
-    if (carried) {
-      pipeline_k.consumer_wait(read_k);
-      pingpong.wait();
-      pipeline_v.consumer_wait(read_v);
-      issue_pv(read_v.index());  // first, so that it completes first: wgmma groups retire in issue order
-      issue_s(read_k.index());
-      pingpong.pass();
-      gmma_wait<1>(tOrO, tOrP);  // the carried block's O is complete; this block's S still runs
-      pipeline_v.consumer_release(read_v);
-      ++read_v;
-      start_fresh();
-      gmma_wait<0>(tSrS);
-      pipeline_k.consumer_release(read_k);
-      ++read_k;
-      mask(n);
-    } else {
-      scores_alone(n);
-    }
+    scores_alone(n);
     // O is still zero, so this first rescale (applied at the next step) cannot do harm.
     typename Softmax::Rescale rescale = softmax.fold(scores);
     zero_v_tail(n);
@@ -335,48 +296,18 @@ struct FwdMainloopSm90 {
       convert_fragment_into(tSrS, rP);
     }
 
-    // The last tile's P·V: left to the next block's first turn, or issued alone.
+    // The last tile's P·V.
     Softmax::apply(rescale, tOrO_rc);
-    if constexpr (Layouts::kCrossTileOverlap) {
-      return true;
-    } else {
-      pv_alone(smem, pipeline_v, read_v, thread, pingpong, tOrO, rP);
-      return false;
-    }
-  }
-
-  /// Consumers, after the CTA's last block when consume() returned true for it: that block's last P·V,
-  /// alone, then `finish_carried()`.
-  template <class PingPongT, class AccO, class FragP, class FinishCarried>
-  __device__ __forceinline__ static void finish_carried_alone(typename Layouts::SharedStorage& smem,
-                                                              PipelineV& pipeline_v, StateV& read_v,
-                                                              int thread, const PingPongT& pingpong,
-                                                              AccO& tOrO, FragP& rP,
-                                                              const FinishCarried& finish_carried) {
-    pv_alone(smem, pipeline_v, read_v, thread, pingpong, tOrO, rP);
-    finish_carried();
-  }
-
- private:
-  /// O += P·V of the V stage `read_v` points at, in a turn of its own, waited for; the stage released.
-  template <class PingPongT, class AccO, class FragP>
-  __device__ __forceinline__ static void pv_alone(typename Layouts::SharedStorage& smem,
-                                                  PipelineV& pipeline_v, StateV& read_v, int thread,
-                                                  const PingPongT& pingpong, AccO& tOrO, FragP& rP) {
-    using namespace cute;
-    typename Layouts::TiledMmaPV mma_pv;
-    Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});
-    Tensor tOrV = mma_pv.get_thread_slice(thread).partition_fragment_B(sVt);  // (MMA, MMA_N, MMA_K, PIPE)
-    Tensor tOrP = make_tensor(rP.data(), gmma_acc_as_a_layout(rP.layout()));  // (MMA, MMA_M, MMA_K)
     pipeline_v.consumer_wait(read_v);
     pingpong.wait();
-    gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_pv, tOrP, tOrV(_, _, _, read_v.index()), tOrO);
+    issue_pv(read_v.index());
     pingpong.pass();
     gmma_wait<0>(tOrO, tOrP);
     pipeline_v.consumer_release(read_v);
     ++read_v;
   }
 
+ private:
   /// Masks (and, with score mods, transforms into the log2 domain) the scores of key tile n.
   template <class Scores, class Coords>
   __device__ static void mask_tile(const Params& params, Scores& scores, const Coords& tScS_rc,
@@ -397,11 +328,9 @@ struct FwdMainloopSm90 {
   /// belong to the next sequence, to no sequence (poison) or lie past seqused_k: their p is 0, but 0 * NaN
   /// is NaN in the tensor cores. Only the sequence-end tile needs it. All consumer threads take part.
   template <class SVt>
-  __device__ static void zero_key_tail(SVt& sVt, int stage, int valid) {
+  __device__ static void zero_key_tail(SVt& sVt, int stage, int valid, int thread) {
     constexpr int kElements = kHeadDim * kBlockN;
-    // The thread index is read here, not hoisted: the loop's per-thread constants would otherwise stay live
-    // (or spill) across the whole kernel for this rare path.
-    for (int i = thread_index_in_loop() - 128; i < kElements; i += kConsumerThreads) {
+    for (int i = thread; i < kElements; i += kConsumerThreads) {
       const int d = i % kHeadDim;
       const int key = i / kHeadDim;
       if (key >= valid) sVt(d, key, stage) = Element(0);

@@ -25,12 +25,6 @@ struct FwdTileSm90 {
   /// Buffers of Q (1 or 2). O is staged in the tile's Q buffer, so with one the next tile's Q can load only
   /// after this tile's O has left; with two it loads a tile ahead, under the current tile's main loop.
   int q_stages = 2;
-  /// A tile's last P·V is issued in the same ping-pong turn as the next tile's first Q·Kᵀ, and the tile's
-  /// epilogue (normalise O, stage it, TMA store) runs while that Q·Kᵀ executes, instead of each tile
-  /// starting and ending with a product that nothing overlaps. Needs two Q buffers (the epilogue stages O
-  /// in the finished tile's buffer while the next tile's Q·Kᵀ reads the other) and the intra-warpgroup
-  /// overlap (its loop leaves the last P·V for the caller).
-  bool cross_tile_overlap = true;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -42,8 +36,7 @@ enum class FwdAblationSm90 {
   stages_3,
   v_stages_2,
   two_consumer_warpgroups,
-  q_stages_1,
-  no_cross_tile_overlap
+  q_stages_1
 };
 
 #if !defined(FLASHATTN_SM90_ABLATION)
@@ -69,8 +62,6 @@ constexpr const char* fwd_ablation_suffix_sm90() {
       return "+two_consumer_warpgroups";
     case FwdAblationSm90::q_stages_1:
       return "+q_stages_1";
-    case FwdAblationSm90::no_cross_tile_overlap:
-      return "+no_cross_tile_overlap";
     default:
       return "";
   }
@@ -145,9 +136,6 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim) {
       break;
     case FwdAblationSm90::q_stages_1:
       tile.q_stages = 1;
-      break;
-    case FwdAblationSm90::no_cross_tile_overlap:
-      tile.cross_tile_overlap = false;
       break;
     default:
       break;
