@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Compares flashattn rows of bench/peers.py JSON files from an A/B measurement: runs of a change (A) and of
 a base (B) interleaved in one machine session. Prints per cell the TFLOP/s (or GB/s) of every run, the
-ratio of the sums A / B, the same-run peer where the A runs carry one, and the geometric mean of the ratios.
+ratio of the sums A / B, a peer from runs of its own in the same session (the A and B runs time flashattn
+alone, so that neither side runs next to a peer the other does not have), and the geometric mean of the
+ratios.
 
-Usage: ab_compare.py --a A1.json [A2.json ...] --b B1.json [B2.json ...] [--peer cudnn]
+Usage: ab_compare.py --a A1.json [A2.json ...] --b B1.json [B2.json ...] [--peer cudnn --peer-runs P.json ...]
 """
 import argparse
 import json
@@ -20,11 +22,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--a", nargs="+", required=True, help="runs of the change")
     parser.add_argument("--b", nargs="+", required=True, help="runs of the base")
-    parser.add_argument("--peer", default="cudnn", help="a peer timed in the A runs, shown beside them")
+    parser.add_argument("--peer", default="cudnn", help="a peer shown beside the runs")
+    parser.add_argument("--peer-runs", nargs="*", default=[], help="runs timing the peer")
     args = parser.parse_args()
     a = [cells(path, "flashattn") for path in args.a]
     b = [cells(path, "flashattn") for path in args.b]
-    peer = [cells(path, args.peer) for path in args.a]
+    peer = [cells(path, args.peer) for path in args.peer_runs]
     keys = [k for k in a[0] if all(k in run for run in a + b)]
     print("D  causal  B   Sq     Sk    | A runs           | B runs           | A/B    | " + args.peer)
     ratios = []
