@@ -19,6 +19,8 @@ def main():
     parser.add_argument("--length", type=int, default=1024)
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--runs", type=int, default=4)
+    parser.add_argument("--num-splits", type=int, default=0,
+                        help="flash_attn_with_kvcache's num_splits (0: the library's heuristic)")
     parser.add_argument("--time", type=int, default=0,
                         help="also time this many calls: back to back, each after an L2 flush, replayed from a CUDA graph, "
                              "and with bench/peers.py's timing (us/call)")
@@ -39,7 +41,8 @@ def main():
         k, v = k_pages, v_pages
     seqlens = torch.full((args.batch,), args.length, dtype=torch.int32, device="cuda")
     def call():
-        flashattn.flash_attn_with_kvcache(q, k, v, cache_seqlens=seqlens, block_table=table)
+        flashattn.flash_attn_with_kvcache(q, k, v, cache_seqlens=seqlens, block_table=table,
+                                          num_splits=args.num_splits)
 
     for _ in range(args.runs):
         call()
