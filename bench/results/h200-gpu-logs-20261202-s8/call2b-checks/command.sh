@@ -3,7 +3,7 @@
 # (forward); compute-sanitizer memcheck, racecheck and synccheck on the forward sweeps (quick tier); the
 # decode latency of B 1 at L 1k and 8k against the split count (graph replay, bench/decode_once.py).
 set -uo pipefail
-export FLASHATTN_COMMIT=5151c95
+export FLASHATTN_COMMIT=74a90e4
 L=$OUT/logs; mkdir -p $L
 B=build-gpu; T=$B/tests/flashattn_tests_gpu
 timeout 170 $B/flashattn check --backend cuda --tier full --op fwd --quiet --json $OUT/check_full_fwd.json \
