@@ -2,9 +2,10 @@
 // tiles through shared memory with cp.async and compute S = Q·Kᵀ, mask, online softmax and O += P·V with
 // ldmatrix + mma.sync m16n8k16 (CuTe SM80 atoms), all in registers.
 //
-// Pipeline (one buffer each for Q, K and V; `next` is the tile visited after n):
-//   wait K[n]  | issue V[n]    | S = Q·K[n]ᵀ  (the V load is in flight)
-//   wait V[n]  | issue K[next] | softmax, O += P·V[n]  (the K load is in flight)
+// Pipeline (one buffer each for Q, K and V; tiles visited from the last to the first, so the partial
+// sequence-end tile and the causal diagonal tiles come first):
+//   wait K[n]  | issue V[n]   | S = Q·K[n]ᵀ  (the V load is in flight)
+//   wait V[n]  | issue K[n-1] | softmax, O += P·V[n]  (the K load is in flight)
 // Each wait is followed by a CTA barrier: it publishes the landed tile to every warp and proves every warp
 // is done reading the buffer the next load overwrites.
 //
@@ -12,14 +13,8 @@
 // cross a row's key interval; those crossing only interval ends (the causal diagonal, the sequence end)
 // test one bound per score, those that may cross a start too (a window's left edge) test both. The
 // score-mod step serves every tile of a run with softcap, ALiBi or scale <= 0. The bulk step has no
-// predicate, mask or score transform at all.
-//
-// Visiting order, each run of tiles from high to low: the end-masked tiles (the sequence-end tile and the
-// causal diagonal), then the tiles that may cross a window's left edge, then the bulk. The bulk comes last
-// so that nothing only the masked steps need (the key range, the block's rows) stays live through it: at
-// D = 256 with masked tiles after the bulk, ptxas spilled the softmax row sums inside the bulk loop (an
-// LDL and an STL per row and step). Only the tile holding the sequence end can be partial, and it is the
-// first one visited, so only the masked steps predicate their loads.
+// predicate, mask or score transform at all. Only the tile holding the sequence end can be partial, and
+// it is the first one visited, so only the masked steps predicate their loads.
 #pragma once
 
 #include <cmath>
@@ -113,8 +108,8 @@ struct FwdMainloopSm80 {
   };
 
   /// Accumulates O (BLOCK_M, HEAD_DIM) and the softmax state of the block over its key tiles.
-  /// gQ: (BLOCK_M, HEAD_DIM); gK, gV: (BLOCK_N, HEAD_DIM) tiles of the last key tile n_end - 1; key tile n
-  /// lies (n - (n_end - 1)) * k_tile_stride (v_tile_stride) elements from them.
+  /// gQ: (BLOCK_M, HEAD_DIM); gK, gV: (BLOCK_N, HEAD_DIM) tiles of the last key tile n_end - 1, whose
+  /// pointers step back one tile (-BLOCK_N rows) per main-loop step.
   template <class GQ, class GK, class GV, class AccO>
   __device__ __forceinline__ static void run(const FwdKernelParams& params,
                                              typename Layouts::SharedStorage& smem, const GQ& gQ, GK gK,
@@ -164,64 +159,36 @@ struct FwdMainloopSm80 {
     Tensor tScS_rc = make_tensor(tScS.data(), acc_rowcol_layout(tScS.layout()));  // (ROWS, COLS)
     Tensor acc_o_rc = acc_rowcol(acc_o);                                          // (ROWS, HEAD_DIM cols)
 
-    // The runs of tiles (see the file comment): the end-masked tiles [end_lo, n_end), the tiles that may
-    // cross a window's left edge [n_begin, bulk_lo), the bulk [bulk_lo, end_lo). With score mods every tile
-    // is one run. Tiles n >= n_right may hold keys past some row's key_end (key_end grows with the row, so
-    // no tile below n_right does); tiles n < n_left may hold keys before some row's key_begin (none at or
-    // above n_left does).
-    const int n_right = range.key_end(work.row0) / kBlockN;
-    const int n_left = (range.key_begin(work.row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
-    const int end_lo =
-        params.score_mods ? work.n_begin : min(max(max(n_right, n_left), work.n_begin), work.n_end);
-    const int bulk_lo = params.score_mods ? work.n_begin : min(max(n_left, work.n_begin), end_lo);
-    const bool has_end = end_lo < work.n_end;
-    const bool has_left = work.n_begin < bulk_lo;
-    const bool has_bulk = bulk_lo < end_lo;
-    // The first tile of each run after the end-masked one, or -1 when that run and all after it are empty.
-    const int bulk_first = has_bulk ? end_lo - 1 : -1;
-    const int left_first = has_left ? bulk_lo - 1 : bulk_first;
-    const int first = has_end ? work.n_end - 1 : left_first;
-
-    // tKgK and tVgV point at key tiles k_tile and v_tile; point_at moves one to tile n. (Moved relative to
-    // where they are, so no base pointer stays live through the loops.)
-    int k_tile = work.n_end - 1;
-    int v_tile = work.n_end - 1;
-    auto point_at = [&](auto& tensor, int& at, std::int64_t tile_stride, int n) {
-      tensor.data() = tensor.data() + (n - at) * tile_stride;
-      at = n;
-    };
     copy_rows_async(gmem_copy, tQgQ, tQsQ, tQcQ, work.q_rows);
-    if (first >= 0) {
-      point_at(tKgK, k_tile, k_tile_stride, first);
-      copy_rows_async(gmem_copy, tKgK, tKsK, tKVcKV, work.seqlen_k - first * kBlockN);
+    if (work.n_end > work.n_begin) {
+      copy_rows_async(gmem_copy, tKgK, tKsK, tKVcKV, work.seqlen_k - (work.n_end - 1) * kBlockN);
     }
     cp_async_fence();
 
-    // One step on key tile n, whose K is in shared memory (or landing); it loads V of n and K of `next`
-    // (none when next < 0). Each kind is a separate copy so that the causal diagonal tiles carry none of the
-    // window or score-mod code.
-    auto step = [&](int n, int next, auto kind) __attribute__((always_inline)) {
+    // One step on key tile n; tKgK and tVgV point at tile n on entry and at tile n - 1 on exit. Each kind
+    // is a separate copy so that the causal diagonal tiles carry none of the window or score-mod code.
+    auto step = [&](int n, auto kind) __attribute__((always_inline)) {
       constexpr StepKind kKind = decltype(kind)::value;
       constexpr bool kMasked = kKind != StepKind::bulk;
       Tensor acc_s = partition_fragment_C(mma, Shape<Int<kBlockM>, Int<kBlockN>>{});  // (MMA, MMA_M, MMA_N)
       clear(acc_s);
       cp_async_wait<0>();
       __syncthreads();
-      point_at(tVgV, v_tile, v_tile_stride, n);
       if constexpr (kMasked) {
         copy_rows_async(gmem_copy, tVgV, tVsV, tKVcKV, work.seqlen_k - n * kBlockN);
       } else {
         copy(gmem_copy, tVgV, tVsV);
       }
       cp_async_fence();
+      tVgV.data() = tVgV.data() + (-v_tile_stride);
 
       gemm_smem_smem(mma, acc_s, tSrQ, tSrK, tSsQ, tSsK, smem_copy_q, smem_copy_k);
 
       cp_async_wait<0>();
       __syncthreads();
-      if (next >= 0) {
-        point_at(tKgK, k_tile, k_tile_stride, next);
-        copy(gmem_copy, tKgK, tKsK);  // next is not the first tile visited: every row is valid
+      tKgK.data() = tKgK.data() + (-k_tile_stride);
+      if (n > work.n_begin) {
+        copy(gmem_copy, tKgK, tKsK);  // tile n - 1 < the last tile: every row is valid
         cp_async_fence();
       }
 
@@ -246,19 +213,19 @@ struct FwdMainloopSm80 {
       gemm_reg_smem(mma, acc_o, tOrP, tOrVt, tOsVt, smem_copy_v);
     };
 
+    // Tiles n >= n_right may hold keys past some row's key_end (key_end grows with the row, so no tile
+    // below n_right does); tiles n < n_left may hold keys before some row's key_begin (none at or above
+    // n_left does). So tiles at or above both bounds need the end test alone, tiles in [n_left, n_right)
+    // are kept whole by every row, and tiles below n_left may cross either end.
+    int n = work.n_end - 1;
     if (params.score_mods) {
-      for (int n = work.n_end - 1; n >= work.n_begin; --n) {
-        step(n, n - 1 >= work.n_begin ? n - 1 : -1, Step<StepKind::score_mods>{});
-      }
+      for (; n >= work.n_begin; --n) step(n, Step<StepKind::score_mods>{});
     } else {
-      for (int n = work.n_end - 1; n >= end_lo; --n) {
-        step(n, n - 1 >= end_lo ? n - 1 : left_first, Step<StepKind::mask_end>{});
-      }
-      for (int n = bulk_lo - 1; n >= work.n_begin; --n) {
-        step(n, n - 1 >= work.n_begin ? n - 1 : bulk_first, Step<StepKind::mask_both>{});
-      }
-      for (int n = end_lo - 1; n >= bulk_lo; --n)
-        step(n, n - 1 >= bulk_lo ? n - 1 : -1, Step<StepKind::bulk>{});
+      const int n_right = range.key_end(work.row0) / kBlockN;
+      const int n_left = (range.key_begin(work.row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
+      for (; n >= max(max(n_right, n_left), work.n_begin); --n) step(n, Step<StepKind::mask_end>{});
+      for (; n >= max(n_left, work.n_begin); --n) step(n, Step<StepKind::bulk>{});
+      for (; n >= work.n_begin; --n) step(n, Step<StepKind::mask_both>{});
     }
     cp_async_wait<0>();  // with no key tile the Q load is still in flight; the epilogue reuses its buffer
   }
