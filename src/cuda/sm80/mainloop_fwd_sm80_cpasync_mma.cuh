@@ -2,10 +2,9 @@
 // tiles through shared memory with cp.async and compute S = Q·Kᵀ, mask, online softmax and O += P·V with
 // ldmatrix + mma.sync m16n8k16 (CuTe SM80 atoms), all in registers.
 //
-// Pipeline (one buffer each for Q, K and V; tiles visited from the last to the first, so the partial
-// sequence-end tile and the causal diagonal tiles come first):
-//   wait K[n]  | issue V[n]   | S = Q·K[n]ᵀ  (the V load is in flight)
-//   wait V[n]  | issue K[n-1] | softmax, O += P·V[n]  (the K load is in flight)
+// Pipeline (one buffer each for Q, K and V; `next` is the key tile visited after n):
+//   wait K[n]  | issue V[n]    | S = Q·K[n]ᵀ  (the V load is in flight)
+//   wait V[n]  | issue K[next] | softmax, O += P·V[n]  (the K load is in flight)
 // Each wait is followed by a CTA barrier: it publishes the landed tile to every warp and proves every warp
 // is done reading the buffer the next load overwrites.
 //
@@ -13,8 +12,18 @@
 // cross a row's key interval; those crossing only interval ends (the causal diagonal, the sequence end)
 // test one bound per score, those that may cross a start too (a window's left edge) test both. The
 // score-mod step serves every tile of a run with softcap, ALiBi or scale <= 0. The bulk step has no
-// predicate, mask or score transform at all. Only the tile holding the sequence end can be partial, and
-// it is the first one visited, so only the masked steps predicate their loads.
+// predicate, mask or score transform at all.
+//
+// Visiting order: each run of tiles from high to low, the end-masked run (the sequence-end tile, the
+// causal diagonal) first, so the only tile that can be partial is visited first and only the masked steps
+// predicate their loads. The long-key tiles then visit the bulk and last a window's left-edge tiles: one
+// descending walk, the K/V pointers stepping back one tile per step. The short-key tile (D = 256, 64x64)
+// visits the left-edge tiles before the bulk so that nothing only the masked steps need (the key range,
+// the block's rows) stays live through the bulk loop: with the bulk first, ptxas spilled the softmax row
+// sums in that loop (an LDL and an STL per row and step), 3.6% behind FlashAttention-2 at D = 256 full
+// S = 512. Its pointers move relative to the tile they point at, so no base pointer stays live either.
+// The long-key tiles keep the descending walk: under the runs order their long-sequence runs measured
+// 2-4% slower (docs/PERF.md, portable path). The order changes only the summation order of the softmax.
 #pragma once
 
 #include <cmath>
@@ -91,6 +100,8 @@ struct FwdMainloopSm80 {
   /// Accumulator rows per thread: 2 per 16-row MMA tile the thread's warp owns.
   static constexpr int kRowsPerThread = 2 * kBlockM / (16 * Layouts::kWarps);
   using Softmax = OnlineSoftmax<kRowsPerThread>;
+  /// Whether the bulk run is visited last (see the file comment).
+  static constexpr bool kBulkLast = kRegime == FwdTileRegime::short_keys;
 
   /// What a main-loop step does to the scores before the softmax (see the file comment).
   enum class StepKind { bulk, mask_end, mask_both, score_mods };
@@ -107,9 +118,26 @@ struct FwdMainloopSm80 {
     float slope_log2;  ///< ALiBi slope * log2(e) of this (batch, head); unused without ALiBi.
   };
 
+  /// Lower bounds of the runs of key tiles [n_begin, n_end) splits into by step kind (see the file
+  /// comment); either may lie above n_end, which the descending walk needs no clamp for.
+  struct TileRuns {
+    int end_lo;   ///< [end_lo, n_end): the end-masked tiles.
+    int bulk_lo;  ///< [bulk_lo, end_lo): the bulk; [n_begin, bulk_lo): a window's left-edge tiles.
+  };
+
+  /// Tiles n >= n_right may hold keys past some row's key_end (key_end grows with the row, so no tile below
+  /// n_right does); tiles n < n_left may hold keys before some row's key_begin (none at or above n_left
+  /// does). So tiles at or above both bounds need the end test alone, tiles in [n_left, n_right) are kept
+  /// whole by every row, and tiles below n_left may cross either end. Not with score mods.
+  __device__ __forceinline__ static TileRuns tile_runs(const Work& work, const KeyRange& range) {
+    const int n_right = range.key_end(work.row0) / kBlockN;
+    const int n_left = (range.key_begin(work.row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
+    return {max(max(n_right, n_left), work.n_begin), max(n_left, work.n_begin)};
+  }
+
   /// Accumulates O (BLOCK_M, HEAD_DIM) and the softmax state of the block over its key tiles.
-  /// gQ: (BLOCK_M, HEAD_DIM); gK, gV: (BLOCK_N, HEAD_DIM) tiles of the last key tile n_end - 1, whose
-  /// pointers step back one tile (-BLOCK_N rows) per main-loop step.
+  /// gQ: (BLOCK_M, HEAD_DIM); gK, gV: (BLOCK_N, HEAD_DIM) tiles of the last key tile n_end - 1; key tile n
+  /// lies (n - (n_end - 1)) * k_tile_stride (v_tile_stride) elements from them.
   template <class GQ, class GK, class GV, class AccO>
   __device__ __forceinline__ static void run(const FwdKernelParams& params,
                                              typename Layouts::SharedStorage& smem, const GQ& gQ, GK gK,
@@ -159,37 +187,68 @@ struct FwdMainloopSm80 {
     Tensor tScS_rc = make_tensor(tScS.data(), acc_rowcol_layout(tScS.layout()));  // (ROWS, COLS)
     Tensor acc_o_rc = acc_rowcol(acc_o);                                          // (ROWS, HEAD_DIM cols)
 
+    // Bulk-last order only: the runs clamped to [n_begin, n_end) (with score mods every tile is one run,
+    // visited as end-masked); the first tile of the bulk run and of the left-edge run, -1 when that run
+    // and every run after it are empty; and the first tile visited.
+    const TileRuns bounds = params.score_mods ? TileRuns{work.n_begin, work.n_begin} : tile_runs(work, range);
+    const int end_lo = min(bounds.end_lo, work.n_end);
+    const int bulk_lo = min(bounds.bulk_lo, end_lo);
+    const int bulk_first = bulk_lo < end_lo ? end_lo - 1 : -1;
+    const int left_first = work.n_begin < bulk_lo ? bulk_lo - 1 : bulk_first;
+    const int first = !kBulkLast || end_lo < work.n_end ? work.n_end - 1 : left_first;
+
+    // Bulk-last order only: tKgK and tVgV point at key tiles k_tile and v_tile; point_at moves one to
+    // tile n relative to where it is.
+    int k_tile = work.n_end - 1;
+    int v_tile = work.n_end - 1;
+    auto point_at = [&](auto& tensor, int& at, std::int64_t tile_stride, int n) {
+      tensor.data() = tensor.data() + (n - at) * tile_stride;
+      at = n;
+    };
+
     copy_rows_async(gmem_copy, tQgQ, tQsQ, tQcQ, work.q_rows);
     if (work.n_end > work.n_begin) {
-      copy_rows_async(gmem_copy, tKgK, tKsK, tKVcKV, work.seqlen_k - (work.n_end - 1) * kBlockN);
+      if constexpr (kBulkLast) point_at(tKgK, k_tile, k_tile_stride, first);
+      copy_rows_async(gmem_copy, tKgK, tKsK, tKVcKV, work.seqlen_k - first * kBlockN);
     }
     cp_async_fence();
 
-    // One step on key tile n; tKgK and tVgV point at tile n on entry and at tile n - 1 on exit. Each kind
-    // is a separate copy so that the causal diagonal tiles carry none of the window or score-mod code.
-    auto step = [&](int n, auto kind) __attribute__((always_inline)) {
+    // One step on key tile n, whose K is in shared memory (or landing); it loads V of n and K of `next`
+    // (none when next < 0). In the descending walk next is n - 1 or none, and tKgK and tVgV point at tile
+    // n on entry and at n - 1 on exit. Each kind is a separate copy so that the causal diagonal tiles
+    // carry none of the window or score-mod code.
+    auto step = [&](int n, int next, auto kind) __attribute__((always_inline)) {
       constexpr StepKind kKind = decltype(kind)::value;
       constexpr bool kMasked = kKind != StepKind::bulk;
       Tensor acc_s = partition_fragment_C(mma, Shape<Int<kBlockM>, Int<kBlockN>>{});  // (MMA, MMA_M, MMA_N)
       clear(acc_s);
       cp_async_wait<0>();
       __syncthreads();
+      if constexpr (kBulkLast) point_at(tVgV, v_tile, v_tile_stride, n);
       if constexpr (kMasked) {
         copy_rows_async(gmem_copy, tVgV, tVsV, tKVcKV, work.seqlen_k - n * kBlockN);
       } else {
         copy(gmem_copy, tVgV, tVsV);
       }
       cp_async_fence();
-      tVgV.data() = tVgV.data() + (-v_tile_stride);
+      if constexpr (!kBulkLast) tVgV.data() = tVgV.data() + (-v_tile_stride);
 
       gemm_smem_smem(mma, acc_s, tSrQ, tSrK, tSsQ, tSsK, smem_copy_q, smem_copy_k);
 
       cp_async_wait<0>();
       __syncthreads();
-      tKgK.data() = tKgK.data() + (-k_tile_stride);
-      if (n > work.n_begin) {
-        copy(gmem_copy, tKgK, tKsK);  // tile n - 1 < the last tile: every row is valid
-        cp_async_fence();
+      if constexpr (kBulkLast) {
+        if (next >= 0) {
+          point_at(tKgK, k_tile, k_tile_stride, next);
+          copy(gmem_copy, tKgK, tKsK);  // next is not the first tile visited: every row is valid
+          cp_async_fence();
+        }
+      } else {
+        tKgK.data() = tKgK.data() + (-k_tile_stride);
+        if (n > work.n_begin) {
+          copy(gmem_copy, tKgK, tKsK);  // tile n - 1 < the last tile: every row is valid
+          cp_async_fence();
+        }
       }
 
       Tensor scores = acc_rowcol(acc_s);  // (ROWS, BLOCK_N cols)
@@ -213,19 +272,26 @@ struct FwdMainloopSm80 {
       gemm_reg_smem(mma, acc_o, tOrP, tOrVt, tOsVt, smem_copy_v);
     };
 
-    // Tiles n >= n_right may hold keys past some row's key_end (key_end grows with the row, so no tile
-    // below n_right does); tiles n < n_left may hold keys before some row's key_begin (none at or above
-    // n_left does). So tiles at or above both bounds need the end test alone, tiles in [n_left, n_right)
-    // are kept whole by every row, and tiles below n_left may cross either end.
-    int n = work.n_end - 1;
     if (params.score_mods) {
-      for (; n >= work.n_begin; --n) step(n, Step<StepKind::score_mods>{});
+      for (int n = work.n_end - 1; n >= work.n_begin; --n) {
+        step(n, n - 1 >= work.n_begin ? n - 1 : -1, Step<StepKind::score_mods>{});
+      }
+    } else if constexpr (kBulkLast) {
+      for (int n = work.n_end - 1; n >= end_lo; --n) {
+        step(n, n - 1 >= end_lo ? n - 1 : left_first, Step<StepKind::mask_end>{});
+      }
+      for (int n = bulk_lo - 1; n >= work.n_begin; --n) {
+        step(n, n - 1 >= work.n_begin ? n - 1 : bulk_first, Step<StepKind::mask_both>{});
+      }
+      for (int n = end_lo - 1; n >= bulk_lo; --n) {
+        step(n, n - 1 >= bulk_lo ? n - 1 : -1, Step<StepKind::bulk>{});
+      }
     } else {
-      const int n_right = range.key_end(work.row0) / kBlockN;
-      const int n_left = (range.key_begin(work.row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
-      for (; n >= max(max(n_right, n_left), work.n_begin); --n) step(n, Step<StepKind::mask_end>{});
-      for (; n >= max(n_left, work.n_begin); --n) step(n, Step<StepKind::bulk>{});
-      for (; n >= work.n_begin; --n) step(n, Step<StepKind::mask_both>{});
+      const TileRuns walk = tile_runs(work, range);
+      int n = work.n_end - 1;
+      for (; n >= walk.end_lo; --n) step(n, n - 1, Step<StepKind::mask_end>{});
+      for (; n >= walk.bulk_lo; --n) step(n, n - 1, Step<StepKind::bulk>{});
+      for (; n >= work.n_begin; --n) step(n, n - 1, Step<StepKind::mask_both>{});
     }
     cp_async_wait<0>();  // with no key tile the Q load is still in flight; the epilogue reuses its buffer
   }
