@@ -6,6 +6,8 @@ alone, so that neither side runs next to a peer the other does not have), and th
 ratios.
 
 Usage: ab_compare.py --a A1.json [A2.json ...] --b B1.json [B2.json ...] [--peer cudnn --peer-runs P.json ...]
+With --b-impl the B runs are another implementation's (e.g. flashattn against fa2, each timed in processes of
+its own, interleaved).
 """
 import argparse
 import json
@@ -22,11 +24,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--a", nargs="+", required=True, help="runs of the change")
     parser.add_argument("--b", nargs="+", required=True, help="runs of the base")
+    parser.add_argument("--b-impl", default="flashattn", help="the implementation the B runs time")
     parser.add_argument("--peer", default="cudnn", help="a peer shown beside the runs")
     parser.add_argument("--peer-runs", nargs="*", default=[], help="runs timing the peer")
     args = parser.parse_args()
     a = [cells(path, "flashattn") for path in args.a]
-    b = [cells(path, "flashattn") for path in args.b]
+    b = [cells(path, args.b_impl) for path in args.b]
     peer = [cells(path, args.peer) for path in args.peer_runs]
     keys = [k for k in a[0] if all(k in run for run in a + b)]
     print("D  causal  B   Sq     Sk    | A runs           | B runs           | A/B    | " + args.peer)
