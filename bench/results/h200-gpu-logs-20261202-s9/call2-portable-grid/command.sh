@@ -4,7 +4,7 @@
 # three times (same grid, same order); then the package as a user installs it (`pip install
 # --no-build-isolation .`, scripts/gpu step "pip") and pytest against the installed package.
 set -uo pipefail
-export FLASHATTN_COMMIT=COMMIT FLASHATTN_CUDA_ARCHS=90a
+export FLASHATTN_COMMIT=8825388 FLASHATTN_CUDA_ARCHS=90a
 L=$OUT/logs; mkdir -p $L
 FLASHATTN_GPU_STEPS="build pytest" timeout 200 scripts/gpu $L/build > $L/build_summary.log 2>&1; echo "build rc=$?"
 tail -4 $L/build_summary.log
