@@ -4,6 +4,11 @@
 
 namespace flashattn::core {
 
+/// Keys a query row of a forward call keeps on average: causal rows keep half (bottom-right, Sq = Sk).
+constexpr int mean_keys_per_row(int max_seqlen_k, bool causal) {
+  return causal ? max_seqlen_k / 2 : max_seqlen_k;
+}
+
 /// Whether the key loop of a forward CTA is short: up to 1024 keys per query row on average (causal rows
 /// keep half the keys on average). A CTA pays a fixed cost besides its key loop (Q and the first K tile
 /// loaded before any MMA, O staged and stored after the last), which a one-CTA-per-SM tile leaves exposed
@@ -11,8 +16,17 @@ namespace flashattn::core {
 /// H200 the portable kernel's D = 256 128x64 tile ran 1.04-1.22x FlashAttention-2 from 2048 keys per row up
 /// but 0.89-1.02x below, where a 64x64 tile ran 1.02-1.14x (docs/PERF.md, portable path).
 constexpr bool short_key_loop(int max_seqlen_k, bool causal) {
-  const int mean_keys = causal ? max_seqlen_k / 2 : max_seqlen_k;
-  return mean_keys <= 1024;
+  return mean_keys_per_row(max_seqlen_k, causal) <= 1024;
+}
+
+/// Whether the Hopper forward at D = 64 takes its 128x128 tile (two consumer warpgroups) rather than its
+/// 192x96 tile (three): up to 512 keys per query row on average. At D = 64 a warpgroup's softmax of a score
+/// tile outlasts its two GEMMs on it, so only a third warpgroup's GEMMs hide it: the 192-row tile ran
+/// +10-18% from 1024 mean keys up. Below, its fixed cost per tile and the rows it wastes (S = 512 -> 576)
+/// dominate: the 128x128 tile ran +6% full / +8% causal at S = 512 and +5% causal at S = 1k (512 mean
+/// keys), -2% full at 1k (H200, docs/PERF.md, Hopper path v3).
+constexpr bool short_key_loop_sm90_d64(int max_seqlen_k, bool causal) {
+  return mean_keys_per_row(max_seqlen_k, causal) <= 512;
 }
 
 }  // namespace flashattn::core

@@ -3,6 +3,7 @@
 // RunInfo reports. Every test skips without an sm90 device or without a built sm90 kernel (CI).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "flashattn/flashattn.hpp"
@@ -42,6 +43,34 @@ TEST(CudaForwardSm90, RunInfoNamesTheHopperKernel) {
     EXPECT_GT(result.info.block_m, 0);
     EXPECT_GT(result.info.block_n, 0);
     EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
+  }
+}
+
+// At D = 64 the tile follows the key loop's length (core::short_key_loop_sm90_d64): 128x128 up to 512 keys
+// per row on average, 192x96 beyond; both tiles' results are checked by the sweep, which has rows of both.
+TEST(CudaForwardSm90, HeadDim64TileFollowsTheKeyLoopLength) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  if (std::find(caps.head_dims.begin(), caps.head_dims.end(), 64) == caps.head_dims.end()) {
+    GTEST_SKIP() << "no sm90 D = 64 kernel is built";
+  }
+  struct Expected {
+    int seqlen;
+    bool causal;
+    int block_m, block_n;
+  };
+  for (const Expected& e : {Expected{512, false, 128, 128}, Expected{1024, true, 128, 128},
+                            Expected{1024, false, 192, 96}, Expected{2048, true, 192, 96}}) {
+    Case c;
+    c.dtype = caps.dtypes.front();
+    c.head_dim = 64;
+    c.seqlen_q = e.seqlen;
+    c.seqlen_k = e.seqlen;
+    c.causal = e.causal;
+    const CaseResult result = run_case(c, Op::forward, kHopper);
+    ASSERT_TRUE(result.status.ok()) << summary(result);
+    EXPECT_TRUE(result.passed) << summary(result);
+    EXPECT_EQ(result.info.block_m, e.block_m) << "S " << e.seqlen << (e.causal ? " causal" : " full");
+    EXPECT_EQ(result.info.block_n, e.block_n) << "S " << e.seqlen << (e.causal ? " causal" : " full");
   }
 }
 

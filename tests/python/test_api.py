@@ -190,16 +190,18 @@ def test_non_contiguous_inputs(device):
         torch.testing.assert_close(mine, theirs, atol=tol, rtol=tol)
 
 
-def test_drop_in_for_flash_attn():
+@pytest.mark.parametrize("device", DEVICES)
+def test_drop_in_for_flash_attn(device):
     import flashattn as flash_attn  # a flash-attn user's script, unchanged but for the import
 
-    q = torch.randn(1, 16, 2, 64, requires_grad=True)
-    k = torch.randn(1, 16, 2, 64, requires_grad=True)
-    v = torch.randn(1, 16, 2, 64, requires_grad=True)
+    options = {"device": device, "dtype": dtypes(device)[0]}
+    q = torch.randn(1, 16, 2, 64, requires_grad=True, **options)
+    k = torch.randn(1, 16, 2, 64, requires_grad=True, **options)
+    v = torch.randn(1, 16, 2, 64, requires_grad=True, **options)
     out = flash_attn.flash_attn_func(q, k, v, causal=True)
     out.sum().backward()
     assert q.grad is not None and torch.isfinite(q.grad).all()
-    k_cache, v_cache = torch.zeros(1, 32, 2, 64), torch.zeros(1, 32, 2, 64)
+    k_cache, v_cache = torch.zeros(1, 32, 2, 64, **options), torch.zeros(1, 32, 2, 64, **options)
     out = flash_attn.flash_attn_with_kvcache(q.detach()[:, :1], k_cache, v_cache, k=k.detach()[:, :1],
                                              v=v.detach()[:, :1], cache_seqlens=0, causal=True)
     torch.testing.assert_close(out, v.detach()[:, :1])  # one key: the output is its value

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/heuristics.hpp"
+#include "cuda/common/fwd_tile_regime.hpp"
 
 namespace flashattn::cuda::sm80 {
 
@@ -18,10 +19,6 @@ struct FwdTile {
   int warps;        ///< Warps per CTA.
   int ctas_per_sm;  ///< CTAs the registers and shared memory let one SM hold (the launch bound).
 };
-
-/// Which of a head dim's tiles: `long_keys` is every head dim's tile; `short_keys` exists where a
-/// smaller CTA pays off while each CTA's key loop is short (fwd_tile_regime below says when).
-enum class FwdTileRegime { long_keys, short_keys };
 
 /// The tile of head dim `head_dim` in `regime` (0 fields for a (head dim, regime) with no kernel).
 constexpr FwdTile fwd_tile(int head_dim, FwdTileRegime regime) {

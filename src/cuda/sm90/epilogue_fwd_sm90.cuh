@@ -16,9 +16,9 @@
 
 namespace flashattn::cuda::sm90 {
 
-template <class Element, int kHeadDim>
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
 struct FwdEpilogueSm90 {
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
   static constexpr int kBlockM = Layouts::kBlockM;
 
   /// The thread of a consumer warpgroup that issues and waits for its TMA stores.

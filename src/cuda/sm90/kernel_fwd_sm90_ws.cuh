@@ -41,13 +41,13 @@ namespace flashattn::cuda::sm90 {
 inline constexpr int kProducerRegisters = 24;
 constexpr int consumer_registers(int consumer_warpgroups) { return consumer_warpgroups == 2 ? 240 : 160; }
 
-template <class Element, int kHeadDim>
-__global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim>::kThreads, 1)
-    fwd_sm90_kernel(const __grid_constant__ FwdParamsSm90<Element, kHeadDim> params) {
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
+__global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kThreads, 1)
+    fwd_sm90_kernel(const __grid_constant__ FwdParamsSm90<Element, kHeadDim, kRegime> params) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
-  using Mainloop = FwdMainloopSm90<Element, kHeadDim>;
-  using Epilogue = FwdEpilogueSm90<Element, kHeadDim>;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
+  using Mainloop = FwdMainloopSm90<Element, kHeadDim, kRegime>;
+  using Epilogue = FwdEpilogueSm90<Element, kHeadDim, kRegime>;
   using PipelineK = typename Layouts::PipelineK;
   using PipelineV = typename Layouts::PipelineV;
   using Scheduler = PersistentTileScheduler;

@@ -18,16 +18,23 @@
 
 namespace flashattn::cuda::sm90 {
 
-/// Dynamic shared memory per block the kernel needs (dispatch compares it with the device's limit).
+/// Dynamic shared memory per block of the largest tile the launcher can take (dispatch compares it with
+/// the device's limit; the launcher picks its tile by the call's shape, not by what fits).
 template <class Element, int kHeadDim>
 constexpr int fwd_smem_bytes_sm90() {
-  return FwdLayoutsSm90<Element, kHeadDim>::kSmemBytes;
+  constexpr int kLong = FwdLayoutsSm90<Element, kHeadDim, FwdTileRegime::long_keys>::kSmemBytes;
+  if constexpr (fwd_tile_sm90(kHeadDim, FwdTileRegime::short_keys).block_m > 0) {
+    constexpr int kShort = FwdLayoutsSm90<Element, kHeadDim, FwdTileRegime::short_keys>::kSmemBytes;
+    return kShort > kLong ? kShort : kLong;
+  } else {
+    return kLong;
+  }
 }
 
-/// Launches the forward of `params` (validated; q, k, v, out, lse on sm90 CUDA device args.device.index).
-template <class Element, int kHeadDim>
-Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
+/// Launches the forward of `params` with the tile of (kHeadDim, kRegime).
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
+Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
   info.block_m = Layouts::kBlockM;
   info.block_n = Layouts::kBlockN;
   info.num_splits = 1;
@@ -35,8 +42,8 @@ Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, R
   info.kernel += fwd_ablation_suffix_sm90();
   DeviceGuard guard(args.device.index);
   if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
-  const FwdParamsSm90<Element, kHeadDim> kernel_params =
-      make_fwd_params_sm90<Element, kHeadDim>(params, args);
+  const FwdParamsSm90<Element, kHeadDim, kRegime> kernel_params =
+      make_fwd_params_sm90<Element, kHeadDim, kRegime>(params, args);
   if (kernel_params.order.tiles == 0) return {};
   // The scheduler indexes (batch, head) pairs and query tiles with ints.
   if (kernel_params.order.tiles > std::numeric_limits<std::int32_t>::max()) {
@@ -49,7 +56,7 @@ Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, R
   if (error != cudaSuccess) return cuda_error("cudaDeviceGetAttribute(multiprocessors)", error);
   const int ctas = PersistentTileScheduler::grid_size(kernel_params.order, multiprocessors);
   info.num_ctas = ctas;
-  auto* kernel = &fwd_sm90_kernel<Element, kHeadDim>;
+  auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kRegime>;
   constexpr int kSmem = Layouts::kSmemBytes;
   // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in (once per device and kernel).
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
@@ -58,6 +65,18 @@ Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, R
   error = cudaGetLastError();
   if (error != cudaSuccess) return cuda_error("fwd_sm90 launch", error);
   return {};
+}
+
+/// Launches the forward of `params` (validated; q, k, v, out, lse on sm90 CUDA device args.device.index)
+/// with the tile fwd_tile_regime_sm90() picks (RunInfo's block_m / block_n say which).
+template <class Element, int kHeadDim>
+Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
+  if constexpr (fwd_tile_sm90(kHeadDim, FwdTileRegime::short_keys).block_m > 0) {
+    if (fwd_tile_regime_sm90(kHeadDim, params.max_seqlen_k, params.causal) == FwdTileRegime::short_keys) {
+      return launch_fwd_sm90_tile<Element, kHeadDim, FwdTileRegime::short_keys>(params, args, info);
+    }
+  }
+  return launch_fwd_sm90_tile<Element, kHeadDim, FwdTileRegime::long_keys>(params, args, info);
 }
 
 }  // namespace flashattn::cuda::sm90

@@ -15,9 +15,9 @@
 
 namespace flashattn::cuda::sm90 {
 
-template <class Element, int kHeadDim>
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
 struct FwdLayoutsSm90 {
-  static constexpr FwdTileSm90 kTile = fwd_tile_sm90(kHeadDim);
+  static constexpr FwdTileSm90 kTile = fwd_tile_sm90(kHeadDim, kRegime);
   static constexpr int kBlockM = kTile.block_m;
   static constexpr int kBlockN = kTile.block_n;
   static constexpr int kStagesK = kTile.stages_k;

@@ -41,10 +41,10 @@
 
 namespace flashattn::cuda::sm90 {
 
-template <class Element, int kHeadDim>
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
 struct FwdMainloopSm90 {
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
-  using Params = FwdParamsSm90<Element, kHeadDim>;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
+  using Params = FwdParamsSm90<Element, kHeadDim, kRegime>;
   using PipelineK = typename Layouts::PipelineK;
   using PipelineV = typename Layouts::PipelineV;
   using StateK = typename PipelineK::PipelineState;

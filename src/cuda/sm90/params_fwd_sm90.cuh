@@ -15,9 +15,9 @@
 
 namespace flashattn::cuda::sm90 {
 
-template <class Element, int kHeadDim>
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
 struct FwdParamsSm90 {
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
   FwdKernelParams base;
   typename Layouts::TmaQ tma_q;
   typename Layouts::TmaK tma_k;
@@ -44,11 +44,11 @@ inline cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t> gmem_
 
 /// Host: the device parameters of `params` (validated; at least one query tile). `args` gives the row
 /// extents of varlen tensors (total_q, total_k).
-template <class Element, int kHeadDim>
-FwdParamsSm90<Element, kHeadDim> make_fwd_params_sm90(const ForwardParams& params,
-                                                      const AttentionArgs& args) {
+template <class Element, int kHeadDim, FwdTileRegime kRegime>
+FwdParamsSm90<Element, kHeadDim, kRegime> make_fwd_params_sm90(const ForwardParams& params,
+                                                               const AttentionArgs& args) {
   using namespace cute;
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim>;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
   const bool varlen = params.is_varlen();
   const std::int64_t rows_q = varlen ? args.q.shape[0] : params.max_seqlen_q;
   const std::int64_t rows_k = varlen ? args.k.shape[0] : params.max_seqlen_k;

@@ -10,6 +10,9 @@
 // RunInfo's kernel name carries "+<name>" so that such a result can never pass for the real kernel.
 #pragma once
 
+#include "core/heuristics.hpp"
+#include "cuda/common/fwd_tile_regime.hpp"
+
 namespace flashattn::cuda::sm90 {
 
 /// How one CTA tiles the problem: Q (BLOCK_M, HEAD_DIM) stays in shared memory, K and V stream through
@@ -67,8 +70,14 @@ constexpr const char* fwd_ablation_suffix_sm90() {
   }
 }
 
-/// The tile of head dim `head_dim` as built (0 fields for a head dim with no sm90 kernel).
-constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim) {
+/// The tile of head dim `head_dim` in `regime` as built (0 fields for a (head dim, regime) with no sm90
+/// kernel).
+constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
+  if (regime == FwdTileRegime::short_keys) {
+    // D = 64, short key loops (core::short_key_loop_sm90_d64 says when and why): 128x128 with two consumer
+    // warpgroups (240 registers: S 64 + O 32 + P 32), 2 Q + 2 K + 3 V stages of 16 KB = 112 KB.
+    return head_dim == 64 ? FwdTileSm90{128, 128, 2, 3, 2} : FwdTileSm90{0, 0, 0, 0, 0};
+  }
   switch (head_dim) {
     // 192x96 (three consumer warpgroups), 2 Q + 2 K + 3 V stages: 2 x Q 24 KB + 2 x K 12 KB + 3 x V 12 KB
     // = 108 KB. At D = 64 the softmax of a score tile takes longer than one warpgroup's two GEMMs on it, so
@@ -110,9 +119,10 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim) {
   }
 }
 
-/// The tile of `head_dim` with the ablation build's choice turned off.
-constexpr FwdTileSm90 fwd_tile_sm90(int head_dim) {
-  FwdTileSm90 tile = fwd_tile_sm90_design(head_dim);
+/// The tile of (`head_dim`, `regime`) with the ablation build's choice turned off.
+constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, FwdTileRegime regime) {
+  FwdTileSm90 tile = fwd_tile_sm90_design(head_dim, regime);
+  if (tile.block_m == 0) return tile;
   switch (kFwdAblationSm90) {
     case FwdAblationSm90::no_pingpong:
       tile.pingpong = false;
@@ -144,6 +154,17 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim) {
 }
 
 /// Whether an sm90 forward kernel exists for this head dim (D = Dv).
-constexpr bool has_fwd_tile_sm90(int head_dim) { return fwd_tile_sm90(head_dim).block_m > 0; }
+constexpr bool has_fwd_tile_sm90(int head_dim) {
+  return fwd_tile_sm90(head_dim, FwdTileRegime::long_keys).block_m > 0;
+}
+
+/// The tile regime of a forward call: the short-key tile where the head dim has one and the key loop is
+/// short (core::short_key_loop_sm90_d64 says when and why).
+constexpr FwdTileRegime fwd_tile_regime_sm90(int head_dim, int max_seqlen_k, bool causal) {
+  return head_dim == 64 && core::short_key_loop_sm90_d64(max_seqlen_k, causal) &&
+                 fwd_tile_sm90(head_dim, FwdTileRegime::short_keys).block_m > 0
+             ? FwdTileRegime::short_keys
+             : FwdTileRegime::long_keys;
+}
 
 }  // namespace flashattn::cuda::sm90

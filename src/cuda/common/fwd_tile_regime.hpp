@@ -1,0 +1,10 @@
+// flashattn — which of a head dim's forward tiles a call takes, for the kernel families that build two.
+#pragma once
+
+namespace flashattn::cuda {
+
+/// `long_keys` is every head dim's tile; `short_keys` exists where another tile pays off while each CTA's
+/// key loop is short (each family's tile header says where and when, core/heuristics.hpp why).
+enum class FwdTileRegime { long_keys, short_keys };
+
+}  // namespace flashattn::cuda
