@@ -120,7 +120,8 @@ def run(args):
     tiny = ["--config", "tiny"] if args.config == "tiny" or args.quick else []
     serve_args = tiny + (["--prompts", "64,256", "--concurrency", "1,4", "--new-tokens", "8", "--repeats", "2"]
                          if args.quick else [])
-    train_args = tiny + (["--seqlens", "64,256", "--tokens", "512", "--steps", "2"] if args.quick else ["--longest"])
+    train_args = tiny + (["--seqlens", "64,256", "--tokens", "512", "--steps", "2"] if args.quick
+                         else [] if args.no_longest else ["--longest"])
     quality_args = tiny + (["--prompt-tokens", "64", "--steps", "8", "--train-steps", "3"] if args.quick else [])
     if args.attention:
         for arguments in (serve_args, train_args, quality_args):
@@ -385,6 +386,8 @@ def main():
     run_parser.add_argument("--config", choices=["serving", "tiny"], default="serving")
     run_parser.add_argument("--attention", help="comma list (default: each workload's own)")
     run_parser.add_argument("--quick", action="store_true", help="tiny shapes and few steps (a smoke test)")
+    run_parser.add_argument("--no-longest", action="store_true",
+                            help="skip training's longest-sequence search (a part of its own: it can outlast a call)")
     run_parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma list of " + ", ".join(WORKLOADS))
     for name in ("serve", "train", "quality"):
         run_parser.add_argument(f"--{name}-args", default="", help=f"extra arguments of {name}.py, e.g. "
