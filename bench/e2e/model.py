@@ -45,6 +45,10 @@ class KVCache:
 
     def __init__(self, config, batch, capacity, dtype, device, page_size=None):
         self.lengths = torch.zeros(batch, dtype=torch.int32, device=device)
+        # The same lengths on the host, advanced with them: the peers' dense path and the rotary tables need
+        # them as numbers, and reading them off the device would stall every layer of every decode step
+        # (session 9's first serving run did, two syncs per layer, and so charged the peers for it).
+        self.host_lengths = [0] * batch
         self.page_size = page_size
         shape = (batch, capacity, config.kv_heads, config.head_dim)
         if page_size is not None:
@@ -130,9 +134,9 @@ class Sdpa(Attention):
         index = torch.arange(batch, device=q.device)[:, None]
         cache.k[layer][index, rows] = k_new
         cache.v[layer][index, rows] = v_new
-        end = int(cache.lengths.max()) + new  # one host read per step: the peers' dense path needs a length
+        end = max(cache.host_lengths) + new
         k, v = cache.k[layer][:, :end], cache.v[layer][:, :end]
-        if new == 1 and bool((cache.lengths == cache.lengths[0]).all()):
+        if new == 1 and len(set(cache.host_lengths)) == 1:
             return self._sdpa(q, k, v, causal=False)
         # Mixed lengths (or several new tokens): mask each row to its own prefix, bottom-right aligned.
         key = torch.arange(end, device=q.device)
@@ -220,11 +224,12 @@ class Transformer(nn.Module):
         batch, seqlen = tokens.shape
         x = self.embed(tokens)
         start = cache.lengths.long() if cache is not None else torch.zeros(batch, dtype=torch.long, device=x.device)
-        cos, sin = self._tables(int(start.max()) + seqlen if cache is not None else seqlen, x.device)
+        cos, sin = self._tables(max(cache.host_lengths) + seqlen if cache is not None else seqlen, x.device)
         positions = start[:, None] + torch.arange(seqlen, device=x.device)
         cos, sin = cos[positions], sin[positions]
         for layer, block in enumerate(self.blocks):
             x = block(x, cos, sin, attention, cache, layer, prefill)
         if cache is not None:
             cache.lengths += seqlen
+            cache.host_lengths = [n + seqlen for n in cache.host_lengths]
         return self.lm_head(self.norm(x))

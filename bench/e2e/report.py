@@ -28,6 +28,7 @@ concurrency 32, training tokens/s at 4k), each against the best peer measured in
 import argparse
 import datetime
 import json
+import os
 import pathlib
 import platform
 import shlex
@@ -64,12 +65,19 @@ def environment():
                                        capture_output=True, text=True, check=True).stdout.split()[0]
     except (OSError, subprocess.CalledProcessError, IndexError):
         env["driver"] = None
-    commit_file = ROOT / ".commit"  # the GPU machine's copy of the tree has no .git
-    try:
-        env["commit"] = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
-                                       text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        env["commit"] = commit_file.read_text().strip() if commit_file.exists() else None
+    # As bench/peers.py: FLASHATTN_COMMIT first, since the GPU machine's copy of the tree may carry a .git that
+    # is not the commit it holds (session 9: HEAD read 98e471d on a tree of f8e2183).
+    commit_file = ROOT / ".commit"
+    if os.environ.get("FLASHATTN_COMMIT"):
+        env["commit"] = os.environ["FLASHATTN_COMMIT"]
+    elif commit_file.exists():
+        env["commit"] = commit_file.read_text().strip()
+    else:
+        try:
+            env["commit"] = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                                           text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            env["commit"] = None
     return env
 
 
