@@ -174,7 +174,7 @@ def merge(args):
     """One report of several parts: rows tagged with their part, sections of the parts that ran joined."""
     parts = [json.loads(path.read_text()) for path in args.parts]
     report = {"env": parts[0]["env"], "measurement_boundary": parts[0]["measurement_boundary"],
-              "note": parts[0]["note"], "parts": []}
+              "note": parts[0]["note"], "parts": [], "caveats": list(args.caveat)}
     for name in WORKLOADS:
         report[name] = {"config": None, "parameters": None, "rows": [], "error": None, "arguments": [], "ran": False}
     report["training"]["longest"] = {}
@@ -373,6 +373,8 @@ def render(args):
         out.append("")
     out += ["## Headlines", ""]
     out += [f"- {line}" for line in headlines(report)] or ["- (no flashattn row with a peer to compare)"]
+    if report.get("caveats"):
+        out += ["", "## Caveats (what these numbers do not yet show)", ""] + [f"- {c}" for c in report["caveats"]]
     out += ["", "## Measurement boundary", ""] + [f"- {k}: {v}" for k, v in report["measurement_boundary"].items()]
     for name, write_section in (("serving", serving_section), ("training", training_section),
                                 ("quality", quality_section)):
@@ -403,6 +405,8 @@ def main():
     merge_parser = commands.add_parser("merge", help="join the JSON of several parts into one report")
     merge_parser.add_argument("--json", type=pathlib.Path, required=True)
     merge_parser.add_argument("parts", type=pathlib.Path, nargs="+")
+    merge_parser.add_argument("--caveat", action="append", default=[],
+                              help="a known limit of these runs, printed under the headlines (repeatable)")
     render_parser = commands.add_parser("render", help="write the Markdown page and plots of a report JSON")
     render_parser.add_argument("report", type=pathlib.Path)
     render_parser.add_argument("--docs", type=pathlib.Path, default=ROOT / "docs")

@@ -31,10 +31,11 @@ def test_merge_keeps_parts_and_compares_within_one(tmp_path):
         paths.append(tmp_path / f"part{i}.json")
         paths[-1].write_text(json.dumps(part(rows, f"day{i}")))
     merged_path = tmp_path / "merged.json"
-    report.merge(type("Args", (), {"json": merged_path, "parts": paths})())
+    report.merge(type("Args", (), {"json": merged_path, "parts": paths, "caveat": ["a known limit"]})())
     merged = json.loads(merged_path.read_text())
     assert [r["part"] for r in merged["serving"]["rows"]] == [0, 0, 1]
     assert [p["env"]["date"] for p in merged["parts"]] == ["day0", "day1"]
     assert merged["serving"]["ran"] and not merged["training"]["ran"]
+    assert merged["caveats"] == ["a known limit"]
     lines = report.headlines(merged)
     assert len(lines) == 1 and "vs cudnn 50" in lines[0], lines
