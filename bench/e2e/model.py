@@ -6,6 +6,7 @@ tensors with rotary embedding applied by the model, and a KV cache for decoding.
 does not depend on their values, and the quality checks compare implementations on the same weights.
 """
 
+import copy
 import dataclasses
 import math
 
@@ -32,7 +33,7 @@ class Config:
         return self.layers * (attention + mlp + 2 * self.hidden) + 2 * self.vocab * self.hidden + self.hidden
 
 
-# ~1.2B parameters, Llama-like heads (the serving workload); GPT-2-medium-sized (the training workload).
+# 0.85B parameters, Llama-like heads (the serving workload); GPT-2-medium-sized (the training workload).
 SERVING = Config()
 TRAINING = Config(layers=24, hidden=1024, heads=16, kv_heads=16, head_dim=64, ffn=2816, vocab=50304)
 # A small model for smoke runs (`--config tiny`, on the CPU too) and the tests.
@@ -47,8 +48,10 @@ class KVCache:
         self.lengths = torch.zeros(batch, dtype=torch.int32, device=device)
         # The same lengths on the host, advanced with them: the peers' dense path and the rotary tables need
         # them as numbers, and reading them off the device would stall every layer of every decode step
-        # (session 9's first serving run did, two syncs per layer, and so charged the peers for it).
-        self.host_lengths = [0] * batch
+        # (session 9's first serving run did, two syncs per layer, and so charged the peers for it). A view
+        # of some rows (rows()) shares this list and sees its own part of it through `_rows`.
+        self._host_lengths = [0] * batch
+        self._rows = range(batch)
         self.page_size = page_size
         shape = (batch, capacity, config.kv_heads, config.head_dim)
         if page_size is not None:
@@ -59,6 +62,29 @@ class KVCache:
             shape = (batch * pages, page_size, config.kv_heads, config.head_dim)
         self.k = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(config.layers)]
         self.v = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(config.layers)]
+
+    @property
+    def host_lengths(self):
+        return [self._host_lengths[i] for i in self._rows]
+
+    def advance(self, tokens):
+        """Every sequence of this cache (or view) grew by `tokens`."""
+        self.lengths += tokens
+        for i in self._rows:
+            self._host_lengths[i] += tokens
+
+    def rows(self, start, stop):
+        """The cache of sequences start .. stop - 1, sharing this one's storage and lengths: a prefill through
+        the view fills those sequences of this cache."""
+        view = copy.copy(self)
+        view.lengths = self.lengths[start:stop]
+        view._rows = self._rows[start:stop]
+        if self.page_size is None:
+            view.k = [t[start:stop] for t in self.k]
+            view.v = [t[start:stop] for t in self.v]
+        else:
+            view.page_table = self.page_table[start:stop]
+        return view
 
     def bytes(self):
         return sum(t.numel() * t.element_size() for t in self.k + self.v)
@@ -218,9 +244,10 @@ class Transformer(nn.Module):
             self.rotary = rotary_tables(self.config, max(positions, 4096), device)
         return self.rotary
 
-    def forward(self, tokens, attention, cache=None, prefill=False):
-        """Logits (batch, seqlen, vocab) of `tokens`: whole sequences (no cache), a prefill that fills an
-        empty `cache`, or new tokens appended to `cache`."""
+    def forward(self, tokens, attention, cache=None, prefill=False, last_only=False):
+        """Logits (batch, seqlen, vocab) of `tokens` — of the last position only with `last_only` (a prefill
+        that samples one token need not materialise the rest): whole sequences (no cache), a prefill that
+        fills an empty `cache`, or new tokens appended to `cache`."""
         batch, seqlen = tokens.shape
         x = self.embed(tokens)
         start = cache.lengths.long() if cache is not None else torch.zeros(batch, dtype=torch.long, device=x.device)
@@ -230,6 +257,5 @@ class Transformer(nn.Module):
         for layer, block in enumerate(self.blocks):
             x = block(x, cos, sin, attention, cache, layer, prefill)
         if cache is not None:
-            cache.lengths += seqlen
-            cache.host_lengths = [n + seqlen for n in cache.host_lengths]
-        return self.lm_head(self.norm(x))
+            cache.advance(seqlen)
+        return self.lm_head(self.norm(x[:, -1:] if last_only else x))

@@ -40,8 +40,10 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 PEERS = ("cudnn", "fa2", "math")
 BOUNDARY = {
-    "serving": "TTFT: CUDA events around the prefill of a batch (embedding to the first token's argmax); TPOT: "
-               "mean of the events between consecutive decode steps; latency: prefill plus every step. Tokenizer, "
+    "serving": "Requests arrive together and are prefilled in arrival order in micro-batches of at most "
+               "--prefill-tokens tokens, then decoded as one batch. TTFT: CUDA events from the first prefill's "
+               "start to the request's own first token (its micro-batch's argmax); TPOT: mean of the events "
+               "between consecutive decode steps; latency: the whole prefill plus every step. Tokenizer, "
                "sampling beyond argmax and host-side request handling are outside. The first repeat of every cell "
                "warms up (module load, allocator, autotuning) and is not timed.",
     "training": "Host wall time of forward + backward + AdamW step with a device synchronisation on each side; "

@@ -1,13 +1,17 @@
-"""Serving workload ("assistant over a long manual"): batched requests of a long prompt plus a short question,
-prefilled at once and then decoded greedily, per attention implementation, on one GPU (bench/e2e/README.md).
+"""Serving workload ("assistant over a long manual"): requests of a long prompt plus a short question arriving
+together, prefilled in arrival order in micro-batches of at most --prefill-tokens tokens, then decoded greedily
+as one batch, per attention implementation, on one GPU (bench/e2e/README.md).
 
     python bench/e2e/serve.py --json out.json [--attention flashattn,cudnn,fa2,math] [--prompts 2048,8192,32768]
-                              [--concurrency 1,8,32] [--new-tokens 256] [--repeats 3] [--config serving|tiny]
+                              [--concurrency 1,8,32] [--new-tokens 256] [--repeats 3] [--prefill-tokens 65536]
+                              [--config serving|tiny]
 
-Per request: time to first token (the prefill of its batch), time per output token, total latency, with
-p50/p90/p99 over repeats; per cell: output tokens/s, peak device memory, KV-cache bytes, failures (errors and
-out-of-memory are recorded, never dropped), and the kernels the profiler saw in each phase. flashattn keeps
-its KV cache in pages of 16 tokens; the peers use a dense cache.
+Per request: time to first token (until its own micro-batch's first token), time per output token, total
+latency (the whole prefill plus every decode step), with p50/p90/p99 over requests and repeats; per cell:
+output tokens/s, prefill tokens/s, peak device memory, KV-cache bytes, failures (errors and out-of-memory are
+recorded, never dropped), and the kernels the profiler saw in each phase (one request). flashattn keeps its KV
+cache in pages of 16 tokens; the peers use a dense cache. Whole-batch prefill (session 9's first run) put 32
+requests of 32k tokens through the MLP at once and ran out of memory for every implementation.
 """
 
 import argparse
@@ -56,15 +60,23 @@ class Clock:
         return end - start
 
 
-def generate(model, attention, prompt, new_tokens, clock):
-    """Greedy decoding of `new_tokens` after `prompt` (batch, length): the tokens, prefill seconds, and the
-    seconds of each decode step."""
+def generate(model, attention, prompt, new_tokens, clock, prefill_tokens):
+    """Greedy decoding of `new_tokens` after `prompt` (batch, length), the requests all arriving at once: they
+    are prefilled in arrival order, in micro-batches of at most `prefill_tokens` tokens (one request at
+    least), then decoded together. Returns the tokens, each request's time to its first token, the whole
+    prefill's seconds, the seconds of each decode step, and the cache."""
     batch, length = prompt.shape
     cache = KVCache(model.config, batch, length + new_tokens, next(model.parameters()).dtype, prompt.device,
                     PAGE_SIZE if attention.paged else None)
+    per_micro_batch = max(1, prefill_tokens // length)
     start = clock.now()
-    logits = model(prompt, attention, cache, prefill=True)
-    token = logits[:, -1].argmax(-1, keepdim=True)
+    first, first_at = [], []
+    for lo in range(0, batch, per_micro_batch):
+        hi = min(batch, lo + per_micro_batch)
+        logits = model(prompt[lo:hi], attention, cache.rows(lo, hi), prefill=True, last_only=True)
+        first.append(logits[:, -1].argmax(-1, keepdim=True))
+        first_at += [clock.now()] * (hi - lo)
+    token = torch.cat(first)
     prefilled = clock.now()
     tokens, steps = [token], []
     previous = prefilled
@@ -74,7 +86,8 @@ def generate(model, attention, prompt, new_tokens, clock):
         now = clock.now()
         steps.append((previous, now))
         previous = now
-    return torch.cat(tokens, dim=1), clock.seconds(start, prefilled), [clock.seconds(a, b) for a, b in steps], cache
+    return (torch.cat(tokens, dim=1), [clock.seconds(start, at) for at in first_at], clock.seconds(start, prefilled),
+            [clock.seconds(a, b) for a, b in steps], cache)
 
 
 def kernels_of(model, attention, prompt, device):
@@ -105,7 +118,7 @@ def run_cell(model, name, prompt_tokens, concurrency, args, device):
     clock = Clock(device)
     row = {"attention": name, "prompt_tokens": prompt_tokens, "concurrency": concurrency,
            "new_tokens": args.new_tokens, "failures": []}
-    ttft, tpot, total = [], [], []
+    ttft, tpot, total, prefill_s = [], [], [], []
     if device.type == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
@@ -117,7 +130,8 @@ def run_cell(model, name, prompt_tokens, concurrency, args, device):
         prompt = torch.randint(0, model.config.vocab, (concurrency, prompt_tokens + QUESTION_TOKENS),
                                generator=generator).to(device)
         try:
-            _, prefill, steps, cache = generate(model, attention, prompt, args.new_tokens, clock)
+            _, first_token, prefill, steps, cache = generate(model, attention, prompt, args.new_tokens, clock,
+                                                             args.prefill_tokens)
         except Exception as error:  # an error or OOM is a result
             row["failures"].append(f"{type(error).__name__}: {error}"[:300])
             if device.type == "cuda":
@@ -129,21 +143,22 @@ def run_cell(model, name, prompt_tokens, concurrency, args, device):
         row["kv_cache_bytes"] = cache.bytes()
         produced += concurrency * args.new_tokens
         per_token = statistics.fmean(steps) if steps else 0.0
-        for _ in range(concurrency):  # a batch's requests share its prefill and its steps
-            ttft.append(prefill)
+        prefill_s.append(prefill)
+        ttft += first_token  # each request's own; decoding starts once every request is prefilled
+        for _ in range(concurrency):  # the requests share the decode steps
             tpot.append(per_token)
             total.append(prefill + sum(steps))
     elapsed = time.perf_counter() - started
     if ttft:
         row.update({"ttft_s": percentiles(ttft), "tpot_s": percentiles(tpot), "latency_s": percentiles(total),
-                    "prefill_tokens_per_s": concurrency * (prompt_tokens + QUESTION_TOKENS) / percentiles(ttft)["p50"],
+                    "prefill_tokens_per_s": concurrency * (prompt_tokens + QUESTION_TOKENS) / statistics.median(prefill_s),
                     "output_tokens_per_s": produced / elapsed})
     if device.type == "cuda":
         row["peak_memory_bytes"] = torch.cuda.max_memory_allocated()
         if not row["failures"]:
-            prompt = torch.randint(0, model.config.vocab, (concurrency, prompt_tokens + QUESTION_TOKENS),
+            prompt = torch.randint(0, model.config.vocab, (1, prompt_tokens + QUESTION_TOKENS),
                                    generator=generator).to(device)
-            row["kernels"] = kernels_of(model, attention, prompt, device)
+            row["kernels"] = kernels_of(model, attention, prompt, device)  # one request: the proof of what ran
     row["fallbacks"] = _fallbacks(name) - fallbacks_before
     return row
 
@@ -163,6 +178,8 @@ def main():
     p.add_argument("--concurrency", default="1,8,32")
     p.add_argument("--new-tokens", type=int, default=256)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--prefill-tokens", type=int, default=65536,
+                   help="most tokens one prefill micro-batch takes (at least one request)")
     p.add_argument("--config", choices=["serving", "tiny"], default="serving")
     p.add_argument("--dtype", choices=["bf16", "fp16", "fp32"], default="bf16")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
