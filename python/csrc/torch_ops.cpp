@@ -287,6 +287,7 @@ pybind11::dict last_run() {
   d["block_n"] = run.block_n;
   d["num_ctas"] = run.num_ctas;
   d["num_splits"] = run.num_splits;
+  d["cluster_size"] = run.cluster_size;
   d["launched"] = run.launched;
   d["fell_back"] = run.fell_back;
   d["fallback_reason"] = run.fallback_reason;

@@ -22,6 +22,7 @@
 #include "testing/device_tensors.hpp"
 #include "testing/host_tensor.hpp"
 #include "testing/kvcache_case.hpp"
+#include "testing/sweeps.hpp"
 #include "testing/tolerance.hpp"
 
 namespace flashattn::testing {
@@ -312,10 +313,16 @@ TEST(KVCacheCuda, RotaryEmbeddingMatchesOracle) {
 }
 
 // Every split count passes the oracle rule (the same answer within rounding), empty splits included
-// (32 splits of a 65-key sequence), and the automatic choice records a count >= 1.
+// (32 splits of a 65-key sequence), and the automatic choice records a count >= 1. On sm90 up to 8 splits
+// combine inside their thread-block cluster, more through the combine kernel: both paths run here.
 TEST(KVCacheCuda, SplitCountsAgreeWithinRounding) {
   SKIP_WITHOUT_GPU();
-  for (int splits : {1, 2, 3, 16, 32, 0}) {
+  // Built for 90a (the sm90 forward exists) and running on sm90: the decode kernel has its cluster code.
+  const auto props = cuda_device_properties(0);
+  const bool clusters =
+      props && props->sm_major >= 9 &&
+      !capabilities(Device{DeviceKind::cuda, 0}, CudaPath::hopper, Op::forward).dtypes.empty();
+  for (int splits : {1, 2, 3, 8, 16, 32, 0}) {
     DecodeProblem base;
     base.heads = 32;
     base.heads_kv = 8;
@@ -327,6 +334,8 @@ TEST(KVCacheCuda, SplitCountsAgreeWithinRounding) {
       DecodeCall c = make_kvcache_tensors(pb, next_seed());
       const RunInfo info = run_and_check(c);
       EXPECT_GE(info.num_splits, 1);
+      const bool in_cluster = clusters && info.num_splits > 1 && info.num_splits <= 8;
+      EXPECT_EQ(info.cluster_size, in_cluster ? info.num_splits : 0) << "splits " << info.num_splits;
     }
   }
 }

@@ -1,9 +1,10 @@
-// flashattn — host helpers shared by the CUDA launchers: CUDA errors as Status, and a guard that makes the
-// call's device current for the duration of a launch.
+// flashattn — host helpers shared by the CUDA launchers: CUDA errors as Status, a guard that makes the
+// call's device current for the duration of a launch, and which PTX architecture a kernel runs from.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <string>
 
 #include "flashattn/status.hpp"
@@ -34,5 +35,23 @@ class DeviceGuard {
   int previous_ = 0;
   cudaError_t status_ = cudaSuccess;
 };
+
+/// The virtual architecture (e.g. 90 for compute_90a) whose code `kKernel` runs from on `device`, so that a
+/// launcher can tell whether code under `__CUDA_ARCH__ >= N` is in the binary this device runs: a build for
+/// compute_80 only, JIT-compiled on an sm90 part, reports 80. Cached per kernel and device (it cannot change
+/// within a process). 0 when the runtime cannot say.
+template <auto* kKernel>
+int kernel_ptx_version(int device) {
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int> cache[kCachedDevices];  // version + 1; 0 = not asked yet
+  if (device >= 0 && device < kCachedDevices) {
+    const int cached = cache[device].load(std::memory_order_relaxed);
+    if (cached != 0) return cached - 1;
+  }
+  cudaFuncAttributes attributes{};
+  const int version = cudaFuncGetAttributes(&attributes, kKernel) == cudaSuccess ? attributes.ptxVersion : 0;
+  if (device >= 0 && device < kCachedDevices) cache[device].store(version + 1, std::memory_order_relaxed);
+  return version;
+}
 
 }  // namespace flashattn::cuda

@@ -25,6 +25,10 @@ struct DecodeKernelParams {
   float* lse_partial = nullptr;
   float* o_partial = nullptr;
   std::int64_t partial_rows = 0;  ///< B * H * Sq.
+  /// sm90 and newer, 1 < num_splits <= kMaxClusterSplits: the splits of one (batch, kv head, row block) run
+  /// as one thread-block cluster and combine through distributed shared memory (cluster_combine_decode.cuh):
+  /// no partials in global memory, no combine kernel.
+  bool cluster_combine = false;
 };
 
 }  // namespace flashattn::cuda::decode

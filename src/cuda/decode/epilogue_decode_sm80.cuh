@@ -4,7 +4,8 @@
 // the algebra of the CPU backend's softmax-state merge and of the split combine (combine_decode.cuh); a
 // state with no key (lse = -inf) weighs 0, and a row no warp kept a key for stays O = 0, lse = -inf.
 // With one split the merged row goes to out (dtype, 16-byte stores) and lse; with several, to the split's
-// fp32 partial in the workspace, which the combine kernel reads.
+// fp32 partial in the workspace, which the combine kernel reads — or, when the splits run as one cluster,
+// stays in this CTA's shared memory for the cluster's combine (cluster_combine_decode.cuh).
 #pragma once
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include <cute/tensor.hpp>
 
 #include "cuda/common/fragment.cuh"
+#include "cuda/decode/cluster_combine_decode.cuh"
 #include "cuda/decode/decode_kernel_params.hpp"
 #include "cuda/decode/layouts_decode_sm80.cuh"
 
@@ -70,6 +72,7 @@ struct DecodeEpilogueSm80 {
 
     const ForwardParams& p = params.fwd.problem;
     const bool direct = params.num_splits == 1;
+    const bool cluster = params.cluster_combine;
     for (int chunk = tid; chunk < kBlockM * kChunksPerRow; chunk += kThreads) {
       const int r = chunk / kChunksPerRow;
       const int col = chunk % kChunksPerRow * 8;
@@ -83,6 +86,11 @@ struct DecodeEpilogueSm80 {
         const float weight = merge.weight[w][r];
         CUTE_UNROLL
         for (int j = 0; j < 8; ++j) o[j] += weight * merge.o[w][r][col + j];
+      }
+      if (cluster) {  // in place: this thread alone reads and writes these 8 values of warp 0's row
+        CUTE_UNROLL
+        for (int j = 0; j < 8; ++j) merge.o[0][r][col + j] = o[j];
+        continue;
       }
       const int token = row / params.group;
       const int head = head_kv * params.group + row % params.group;
@@ -99,6 +107,10 @@ struct DecodeEpilogueSm80 {
         dst[0] = make_float4(o[0], o[1], o[2], o[3]);
         dst[1] = make_float4(o[4], o[5], o[6], o[7]);
       }
+    }
+    if (cluster) {
+      DecodeClusterCombine<Element, kHeadDim>::run(params, smem, batch, head_kv, row0);
+      return;
     }
     if (tid < kBlockM && row0 + tid < params.rows) {
       const int row = row0 + tid;

@@ -1,8 +1,9 @@
 // flashattn — host side of forward_kvcache on CUDA: plan (splits, workspace), then on the caller's stream
 // with no host synchronisation: the append / rotary kernel, the split-KV decode kernel, and with more than
-// one split the combine. The launch depends on the call's shapes and options only (cache_seqlens and the
-// page table stay on the device, unread by the host), so it can be captured in a CUDA graph once the
-// caller passes a workspace. Included by the generated instantiation TUs only.
+// one split the combine — inside the decode kernel's clusters on sm90 and newer up to kMaxClusterSplits
+// splits, as a kernel of its own otherwise. The launch depends on the call's shapes and options only
+// (cache_seqlens and the page table stay on the device, unread by the host), so it can be captured in a CUDA
+// graph once the caller passes a workspace. Included by the generated instantiation TUs only.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -59,6 +60,9 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   static_assert(core::kDecodeRowsPerCta == Layouts::kBlockM && core::kDecodeKeysPerTile == Layouts::kBlockN);
   DeviceGuard guard(args.device.index);
   if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
+  int major = 0;
+  cudaError_t error = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, args.device.index);
+  if (error != cudaSuccess) return cuda_error("cudaDeviceGetAttribute(compute capability)", error);
   const core::KVCachePlan plan = core::plan_kvcache(params, core::cuda_sm_count(args.device.index));
   const std::int64_t ctas = std::int64_t{params.batch} * params.heads_kv * plan.row_blocks * plan.num_splits;
   if (ctas > std::numeric_limits<std::int32_t>::max()) {
@@ -69,6 +73,13 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   info.num_splits = plan.num_splits;
   info.num_threads = 0;
   info.num_ctas = static_cast<int>(ctas);
+  // The splits combine in their cluster where the GPU has clusters, the kernel this GPU runs was compiled
+  // with the cluster code (compute_90 or newer), and they fit one cluster. (The plan's workspace still holds
+  // partials for them: its size is a function of the shapes only, the same on every GPU.)
+  auto* kernel = &decode_sm80_kernel<Element, kHeadDim>;
+  const bool cluster = major >= 9 && plan.num_splits > 1 && plan.num_splits <= kMaxClusterSplits &&
+                       kernel_ptx_version<&decode_sm80_kernel<Element, kHeadDim>>(args.device.index) >= 90;
+  info.cluster_size = cluster ? plan.num_splits : 0;
 
   const auto stream = static_cast<cudaStream_t>(args.stream);
   const StreamWorkspace workspace(plan.bytes, params.workspace, params.workspace_bytes, stream,
@@ -94,12 +105,12 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   decode.row_blocks = plan.row_blocks;
   decode.num_splits = plan.num_splits;
   decode.partial_rows = std::int64_t{params.batch} * params.heads * params.seqlen_q_new;
-  if (plan.num_splits > 1) {
+  decode.cluster_combine = cluster;
+  if (plan.num_splits > 1 && !cluster) {
     decode.lse_partial = reinterpret_cast<float*>(workspace.at(plan.lse_partial_offset));
     decode.o_partial = reinterpret_cast<float*>(workspace.at(plan.o_partial_offset));
   }
 
-  auto* kernel = &decode_sm80_kernel<Element, kHeadDim>;
   constexpr int kSmem = Layouts::kSmemBytes;
   if (kSmem > 48 * 1024) {
     // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in.
@@ -107,8 +118,24 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (error != cudaSuccess) return cuda_error("cudaFuncSetAttribute(shared memory)", error);
   }
+  if (cluster) {
+    cudaLaunchAttribute cluster_dims;
+    cluster_dims.id = cudaLaunchAttributeClusterDimension;
+    cluster_dims.val.clusterDim.x = static_cast<unsigned>(plan.num_splits);  // a work item's splits: adjacent
+    cluster_dims.val.clusterDim.y = 1;
+    cluster_dims.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(ctas));
+    config.blockDim = dim3(Layouts::kThreads);
+    config.dynamicSmemBytes = kSmem;
+    config.stream = stream;
+    config.attrs = &cluster_dims;
+    config.numAttrs = 1;
+    error = cudaLaunchKernelEx(&config, kernel, decode);
+    return error == cudaSuccess ? Status{} : cuda_error("decode_sm80 cluster launch", error);
+  }
   kernel<<<static_cast<unsigned>(ctas), Layouts::kThreads, kSmem, stream>>>(decode);
-  cudaError_t error = cudaGetLastError();
+  error = cudaGetLastError();
   if (error != cudaSuccess) return cuda_error("decode_sm80 launch", error);
 
   if (plan.num_splits > 1) {
@@ -118,9 +145,6 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
     }
     // Programmatic dependent launch on sm90 and newer (see the griddepcontrol instructions of both kernels):
     // the combine's launch overlaps the decode grid's tail. Stream order is unchanged for everything else.
-    int major = 0;
-    error = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, args.device.index);
-    if (error != cudaSuccess) return cuda_error("cudaDeviceGetAttribute(compute capability)", error);
     cudaLaunchAttribute dependent;
     dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     dependent.val.programmaticStreamSerializationAllowed = 1;

@@ -13,6 +13,10 @@
 
 namespace flashattn::cuda::decode {
 
+/// Most splits combined inside one thread-block cluster (sm90): the portable cluster size, which every
+/// sm90 part can schedule for a CTA that fits an SM.
+inline constexpr int kMaxClusterSplits = 8;
+
 struct DecodeTile {
   int stages;       ///< K/V tiles in the shared-memory ring (stages - 1 loads in flight during a step).
   int ctas_per_sm;  ///< The launch bound; core::decode_ctas_per_sm() tells the split heuristic the same.
