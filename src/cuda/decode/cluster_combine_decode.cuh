@@ -13,7 +13,6 @@
 
 #include <cmath>
 
-#include <cutlass/array.h>
 #include <cute/tensor.hpp>
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -21,6 +20,7 @@
 #endif
 
 #include "cuda/decode/decode_kernel_params.hpp"
+#include "cuda/decode/decode_output.cuh"
 #include "cuda/decode/layouts_decode_sm80.cuh"
 #include "cuda/decode/tile_decode.hpp"
 
@@ -29,10 +29,8 @@ namespace flashattn::cuda::decode {
 template <class Element, int kHeadDim>
 struct DecodeClusterCombine {
   using Layouts = DecodeLayouts<Element, kHeadDim>;
-  static constexpr int kBlockM = Layouts::kBlockM;
-  static constexpr int kThreads = Layouts::kThreads;
-  static constexpr int kChunksPerRow = kHeadDim / 8;  ///< 8-column chunks (one 16-byte store of out).
-  static_assert(kBlockM <= kThreads, "one thread per row computes the row's split weights");
+  using Output = DecodeOutput<Element, kHeadDim>;
+  static_assert(Layouts::kBlockM <= Layouts::kThreads, "one thread per row computes the row's split weights");
 
   /// Call from every thread of every CTA of the cluster once the CTA's merged O is in merge.o[0] (rows of
   /// the block, kMergeRowStride apart) and its lse in merge.merged_lse. The cluster is the call's
@@ -51,7 +49,7 @@ struct DecodeClusterCombine {
 
     // Each CTA computes every row's split weights for itself: kBlockM x splits remote loads of 4 bytes. The
     // loops run to the compile-time bound so that lse[] stays in registers.
-    if (tid < kBlockM) {
+    if (tid < Layouts::kBlockM) {
       float lse[kMaxClusterSplits];
       float max_lse = -INFINITY;
       CUTE_UNROLL
@@ -76,10 +74,10 @@ struct DecodeClusterCombine {
 
     // This CTA's share of the block's (row, 8-column chunk) pieces: chunk c goes to rank c / kThreads %
     // splits.
-    const ForwardParams& p = params.fwd.problem;
-    for (int chunk = rank * kThreads + tid; chunk < kBlockM * kChunksPerRow; chunk += splits * kThreads) {
-      const int r = chunk / kChunksPerRow;
-      const int col = chunk % kChunksPerRow * 8;
+    for (int chunk = rank * Layouts::kThreads + tid; chunk < Layouts::kBlockM * Output::kChunksPerRow;
+         chunk += splits * Layouts::kThreads) {
+      const int r = chunk / Output::kChunksPerRow;
+      const int col = chunk % Output::kChunksPerRow * 8;
       const int row = row0 + r;
       if (row >= params.rows) continue;
       float o[8];
@@ -99,20 +97,10 @@ struct DecodeClusterCombine {
         o[6] += weight * hi.z;
         o[7] += weight * hi.w;
       }
-      const int token = row / params.group;
-      const int head = head_kv * params.group + row % params.group;
-      cutlass::Array<Element, 8> out;
-      CUTE_UNROLL
-      for (int j = 0; j < 8; ++j) out[j] = static_cast<Element>(o[j]);
-      Element* dst = static_cast<Element*>(p.out) + batch * p.out_strides.batch + token * p.out_strides.row +
-                     head * p.out_strides.head + col;
-      *reinterpret_cast<cutlass::Array<Element, 8>*>(dst) = out;
+      Output::store_chunk(params, batch, head_kv, row, col, o);
     }
-    if (rank == 0 && tid < kBlockM && row0 + tid < params.rows && p.lse != nullptr) {
-      const int row = row0 + tid;
-      const int token = row / params.group;
-      const int head = head_kv * params.group + row % params.group;
-      p.lse[batch * p.lse_batch_stride + head * p.lse_head_stride + token] = merge.combined_lse[tid];
+    if (rank == 0 && tid < Layouts::kBlockM && row0 + tid < params.rows) {
+      Output::store_lse(params, batch, head_kv, row0 + tid, merge.combined_lse[tid]);
     }
     cluster.sync();  // the other CTAs are done reading this one's shared memory
 #else

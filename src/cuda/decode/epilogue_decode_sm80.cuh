@@ -16,6 +16,7 @@
 #include "cuda/common/fragment.cuh"
 #include "cuda/decode/cluster_combine_decode.cuh"
 #include "cuda/decode/decode_kernel_params.hpp"
+#include "cuda/decode/decode_output.cuh"
 #include "cuda/decode/layouts_decode_sm80.cuh"
 
 namespace flashattn::cuda::decode {
@@ -26,7 +27,8 @@ struct DecodeEpilogueSm80 {
   static constexpr int kBlockM = Layouts::kBlockM;
   static constexpr int kWarps = Layouts::kWarps;
   static constexpr int kThreads = Layouts::kThreads;
-  static constexpr int kChunksPerRow = kHeadDim / 8;  ///< 8-column chunks (one 16-byte store of out).
+  using Output = DecodeOutput<Element, kHeadDim>;
+  static constexpr int kChunksPerRow = Output::kChunksPerRow;
 
   /// acc_o: the warp's normalised O ((MMA, 1, HEAD_DIM / 8) fp32 of the one-warp mma); lse: the natural-log
   /// lse of the thread's two accumulator rows. Call after the main loop (its shared memory is free).
@@ -70,7 +72,6 @@ struct DecodeEpilogueSm80 {
     }
     __syncthreads();
 
-    const ForwardParams& p = params.fwd.problem;
     const bool direct = params.num_splits == 1;
     const bool cluster = params.cluster_combine;
     for (int chunk = tid; chunk < kBlockM * kChunksPerRow; chunk += kThreads) {
@@ -92,16 +93,11 @@ struct DecodeEpilogueSm80 {
         for (int j = 0; j < 8; ++j) merge.o[0][r][col + j] = o[j];
         continue;
       }
-      const int token = row / params.group;
-      const int head = head_kv * params.group + row % params.group;
       if (direct) {
-        cutlass::Array<Element, 8> out;
-        CUTE_UNROLL
-        for (int j = 0; j < 8; ++j) out[j] = static_cast<Element>(o[j]);
-        Element* dst = static_cast<Element*>(p.out) + batch * p.out_strides.batch +
-                       token * p.out_strides.row + head * p.out_strides.head + col;
-        *reinterpret_cast<cutlass::Array<Element, 8>*>(dst) = out;
+        Output::store_chunk(params, batch, head_kv, row, col, o);
       } else {
+        const int token = row / params.group;
+        const int head = head_kv * params.group + row % params.group;
         const std::int64_t index = split * params.partial_rows + partial_row(params, batch, head, token);
         float4* dst = reinterpret_cast<float4*>(params.o_partial + index * kHeadDim + col);
         dst[0] = make_float4(o[0], o[1], o[2], o[3]);
@@ -114,13 +110,13 @@ struct DecodeEpilogueSm80 {
     }
     if (tid < kBlockM && row0 + tid < params.rows) {
       const int row = row0 + tid;
-      const int token = row / params.group;
-      const int head = head_kv * params.group + row % params.group;
-      if (!direct) {
+      if (direct) {
+        Output::store_lse(params, batch, head_kv, row, merge.merged_lse[tid]);
+      } else {
+        const int token = row / params.group;
+        const int head = head_kv * params.group + row % params.group;
         params.lse_partial[split * params.partial_rows + partial_row(params, batch, head, token)] =
             merge.merged_lse[tid];
-      } else if (p.lse != nullptr) {
-        p.lse[batch * p.lse_batch_stride + head * p.lse_head_stride + token] = merge.merged_lse[tid];
       }
     }
   }
