@@ -97,6 +97,10 @@ def main():
     model_low = Transformer(config).to(device=device, dtype=low).eval()
     model_low.load_state_dict(model32.state_dict())
     reference_tokens = greedy(model_low, "math", prompt, args.steps)
+    # The baseline of the logits check: standard attention in the same dtype against float32. What the
+    # dtype costs the whole model (weights and activations in bf16) is in it, so an implementation's own
+    # error is its difference beyond this one.
+    report["math_logits_vs_fp32"] = logits_difference(model_low, model32, "math", prompt)
     train_config = TRAINING if args.config == "serving" else TINY
     reference_losses = loss_curve(train_config, "math", args.train_steps, 1024 if args.config == "serving" else 64,
                                   4, device, low)

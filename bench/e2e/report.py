@@ -157,6 +157,7 @@ def run(args):
                      "rows": training_rows(train), "longest": train.get("longest", {}), "error": train.get("error"),
                      "arguments": train_args},
         "quality": {"rows": quality_rows(quality), "math_loss": quality.get("math_loss"),
+                    "math_logits_vs_fp32": quality.get("math_logits_vs_fp32"),
                     "error": quality.get("error"), "arguments": quality_args},
         "measurement_boundary": BOUNDARY,
         "note": "random weights and synthetic tokens at the stated shapes: speed does not depend on their values",
@@ -181,6 +182,7 @@ def merge(args):
         report[name] = {"config": None, "parameters": None, "rows": [], "error": None, "arguments": [], "ran": False}
     report["training"]["longest"] = {}
     report["quality"]["math_loss"] = None
+    report["quality"]["math_logits_vs_fp32"] = None
     for index, part in enumerate(parts):
         report["parts"].append({"env": part["env"], "file": str(args.parts[index]),
                                 **{f"{name}_arguments": part[name].get("arguments") for name in WORKLOADS
@@ -199,6 +201,8 @@ def merge(args):
                     merged[key] = section.get(key)
         report["training"]["longest"] |= part["training"].get("longest", {})
         report["quality"]["math_loss"] = report["quality"]["math_loss"] or part["quality"].get("math_loss")
+        report["quality"]["math_logits_vs_fp32"] = (report["quality"]["math_logits_vs_fp32"]
+                                                    or part["quality"].get("math_logits_vs_fp32"))
     write(report, args.json)
 
 
@@ -348,6 +352,9 @@ def quality_section(quality):
     out = [f"Workload error: {quality['error']}", ""] if quality["error"] else []
     out += ["| attention | logits vs math fp32 max / mean | greedy agreement (first difference) | loss max diff vs math |",
             "|---|---|---|---|"]
+    baseline = quality.get("math_logits_vs_fp32")
+    if baseline:  # what the dtype alone costs: an implementation's own error is its excess over this row
+        out.append(f"| math, same dtype (baseline) | {baseline['max_abs']:.3g} / {baseline['mean_abs']:.3g} | – | – |")
     for r in quality["rows"]:
         logits, greedy = r["logits_vs_math_fp32"], r["greedy_agreement"]
         out.append(f"| {implementation(r)} | " + (f"{logits['max_abs']:.3g} / {logits['mean_abs']:.3g}" if logits else "–")
@@ -382,7 +389,7 @@ def render(args):
                                 ("quality", quality_section)):
         out += ["", f"## {name.capitalize()}", ""]
         out += write_section(report[name]) if report[name].get("ran", True) else ["Not run in this report."]
-    out += [""] + ([f"![{name}]({name})" for name in images] if images else [skipped]) + [""]
+    out += [""] + [f"![{name}]({name})" for name in images] + ([skipped] if skipped else []) + [""]
     page = args.docs / f"{stem}.md"
     page.write_text("\n".join(out))
     print(f"wrote {page}")
