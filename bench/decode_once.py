@@ -13,6 +13,47 @@ import torch
 import flashattn
 
 
+def decode_call(batch, length, page_size, num_splits, device="cuda"):
+    """A zero-argument call of one decode step of the issue's grid: one new query token over a full cache of
+    `length` keys (Hq 32, Hkv 8, D 128, bf16 on CUDA), dense or in shuffled pages of `page_size` (0: dense)."""
+    torch.manual_seed(0)
+    heads, heads_kv, dim = 32, 8, 128
+    dtype = torch.bfloat16 if device == "cuda" else torch.float32
+    q = torch.randn(batch, 1, heads, dim, dtype=dtype, device=device)
+    k, v = (torch.randn(batch, length, heads_kv, dim, dtype=dtype, device=device) for _ in range(2))
+    table = None
+    if page_size:
+        pages = length // page_size
+        order = torch.randperm(batch * pages, device=device)
+        table = order.view(batch, pages).to(torch.int32)
+        k_pages, v_pages = (torch.empty_like(x).view((batch * pages, page_size) + x.shape[2:]) for x in (k, v))
+        k_pages[order] = k.reshape(k_pages.shape)
+        v_pages[order] = v.reshape(v_pages.shape)
+        k, v = k_pages, v_pages
+    seqlens = torch.full((batch,), length, dtype=torch.int32, device=device)
+
+    def call():
+        flashattn.flash_attn_with_kvcache(q, k, v, cache_seqlens=seqlens, block_table=table, num_splits=num_splits)
+    return call
+
+
+def graph_back_to_back_us(call, count):
+    """Microseconds per call of `count` replays of a CUDA graph of `call`, back to back."""
+    graph, stream = torch.cuda.CUDAGraph(), torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        call()
+        with torch.cuda.graph(graph, stream=stream):
+            call()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(count):
+        graph.replay()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e3 / count
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch", type=int, default=1)
@@ -26,23 +67,7 @@ def main():
                              "and with bench/peers.py's timing (us/call)")
     args = parser.parse_args()
 
-    torch.manual_seed(0)
-    heads, heads_kv, dim = 32, 8, 128
-    q = torch.randn(args.batch, 1, heads, dim, dtype=torch.bfloat16, device="cuda")
-    k, v = (torch.randn(args.batch, args.length, heads_kv, dim, dtype=torch.bfloat16, device="cuda") for _ in range(2))
-    table = None
-    if args.page_size:
-        pages = args.length // args.page_size
-        order = torch.randperm(args.batch * pages, device="cuda")
-        table = order.view(args.batch, pages).to(torch.int32)
-        k_pages, v_pages = (torch.empty_like(x).view((args.batch * pages, args.page_size) + x.shape[2:]) for x in (k, v))
-        k_pages[order] = k.reshape(k_pages.shape)
-        v_pages[order] = v.reshape(v_pages.shape)
-        k, v = k_pages, v_pages
-    seqlens = torch.full((args.batch,), args.length, dtype=torch.int32, device="cuda")
-    def call():
-        flashattn.flash_attn_with_kvcache(q, k, v, cache_seqlens=seqlens, block_table=table,
-                                          num_splits=args.num_splits)
+    call = decode_call(args.batch, args.length, args.page_size, args.num_splits)
 
     for _ in range(args.runs):
         call()
@@ -68,18 +93,7 @@ def main():
         times.sort()
         print(f"after an L2 flush: {times[len(times) // 2]:.1f} us/call (median of {args.time})")
         # The same call replayed from a CUDA graph, as bench/peers.py times it.
-        graph, stream = torch.cuda.CUDAGraph(), torch.cuda.Stream()
-        with torch.cuda.stream(stream):
-            call()
-            with torch.cuda.graph(graph, stream=stream):
-                call()
-        torch.cuda.synchronize()
-        start.record()
-        for _ in range(args.time):
-            graph.replay()
-        end.record()
-        torch.cuda.synchronize()
-        print(f"graph replay, back to back: {start.elapsed_time(end) * 1e3 / args.time:.1f} us/call")
+        print(f"graph replay, back to back: {graph_back_to_back_us(call, args.time):.1f} us/call")
         # bench/peers.py's own timing of this call (an L2 flush, then a graph replay, per sample): the
         # session-5 grid measured B 64 L 32k 14% slower there than the three timings above.
         from peers import time_ms  # bench/ is this script's directory, first on sys.path
