@@ -1,17 +1,16 @@
 // flashattn — device description for dispatch. See device_context.hpp.
 #include "core/device_context.hpp"
 
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
+#include "core/per_device_cache.hpp"
 #include "flashattn/device.hpp"
 #include "flashattn/version.hpp"
 
 namespace flashattn::core {
 namespace {
 
-constexpr int kCachedDevices = 64;
 constexpr int kAbsent = 0;
 
 /// What selection needs to know of CUDA device `index`.
@@ -20,27 +19,20 @@ struct DeviceFacts {
   int max_smem_per_block = 0;  ///< Opt-in dynamic shared memory per block, bytes.
 };
 
-/// The facts of CUDA device `index`. Devices do not change within a process, so the first answer is kept
-/// (racing first calls store the same values). The architecture cache holds arch + 1 and is stored after
-/// the shared-memory one, so its zero-initialised state means "not asked yet" and a non-zero entry means
-/// both are known.
+/// The facts of CUDA device `index`, each asked once per process (devices do not change while it runs).
 DeviceFacts cuda_device_facts(int index) {
-  static std::atomic<int> arch_cache[kCachedDevices];
-  static std::atomic<int> smem_cache[kCachedDevices];
+  static PerDeviceCache arch_cache;
+  static PerDeviceCache smem_cache;
   if (index < 0) return {};
-  if (index < kCachedDevices) {
-    const int cached = arch_cache[index].load(std::memory_order_acquire);
-    if (cached != 0) return {cached - 1, smem_cache[index].load(std::memory_order_relaxed)};
-  }
   DeviceFacts facts;
-  if (const auto props = cuda_device_properties(index)) {
-    facts.arch = props->sm_major * 10 + props->sm_minor;
-    facts.max_smem_per_block = props->max_shared_memory_per_block;
-  }
-  if (index < kCachedDevices) {
-    smem_cache[index].store(facts.max_smem_per_block, std::memory_order_relaxed);
-    arch_cache[index].store(facts.arch + 1, std::memory_order_release);
-  }
+  facts.arch = arch_cache.get(index, [index] {
+    const auto props = cuda_device_properties(index);
+    return props ? props->sm_major * 10 + props->sm_minor : kAbsent;
+  });
+  facts.max_smem_per_block = smem_cache.get(index, [index] {
+    const auto props = cuda_device_properties(index);
+    return props ? props->max_shared_memory_per_block : 0;
+  });
   return facts;
 }
 

@@ -2,9 +2,10 @@
 #include "core/kvcache_plan.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
+#include <optional>
 
+#include "core/per_device_cache.hpp"
 #include "flashattn/device.hpp"
 
 namespace flashattn::core {
@@ -66,17 +67,11 @@ KVCachePlan plan_kvcache(const KVCacheParams& params, int num_sms) {
 }
 
 int cuda_sm_count(int index) {
-  constexpr int kCachedDevices = 64;
-  static std::atomic<int> cache[kCachedDevices];  // SM count + 1; 0 = not asked yet
-  if (index < 0) return 0;
-  if (index < kCachedDevices) {
-    const int cached = cache[index].load(std::memory_order_relaxed);
-    if (cached != 0) return cached - 1;
-  }
-  const auto props = cuda_device_properties(index);
-  const int sms = props ? props->multiprocessors : 0;
-  if (index < kCachedDevices) cache[index].store(sms + 1, std::memory_order_relaxed);
-  return sms;
+  static PerDeviceCache cache;
+  return cache.get(index, [index] {
+    const auto props = index >= 0 ? cuda_device_properties(index) : std::nullopt;
+    return props ? props->multiprocessors : 0;
+  });
 }
 
 }  // namespace flashattn::core

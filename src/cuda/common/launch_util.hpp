@@ -4,9 +4,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include <atomic>
 #include <string>
 
+#include "core/per_device_cache.hpp"
 #include "flashattn/status.hpp"
 
 namespace flashattn::cuda {
@@ -42,16 +42,11 @@ class DeviceGuard {
 /// within a process). 0 when the runtime cannot say.
 template <auto* kKernel>
 int kernel_ptx_version(int device) {
-  constexpr int kCachedDevices = 64;
-  static std::atomic<int> cache[kCachedDevices];  // version + 1; 0 = not asked yet
-  if (device >= 0 && device < kCachedDevices) {
-    const int cached = cache[device].load(std::memory_order_relaxed);
-    if (cached != 0) return cached - 1;
-  }
-  cudaFuncAttributes attributes{};
-  const int version = cudaFuncGetAttributes(&attributes, kKernel) == cudaSuccess ? attributes.ptxVersion : 0;
-  if (device >= 0 && device < kCachedDevices) cache[device].store(version + 1, std::memory_order_relaxed);
-  return version;
+  static core::PerDeviceCache cache;
+  return cache.get(device, [] {
+    cudaFuncAttributes attributes{};
+    return cudaFuncGetAttributes(&attributes, kKernel) == cudaSuccess ? attributes.ptxVersion : 0;
+  });
 }
 
 }  // namespace flashattn::cuda
