@@ -13,9 +13,10 @@
 
 namespace flashattn::cuda::decode {
 
-/// Most splits combined inside one thread-block cluster (sm90): the portable cluster size, which every
-/// sm90 part can schedule for a CTA that fits an SM.
-inline constexpr int kMaxClusterSplits = 8;
+/// Most splits combined inside one thread-block cluster (sm90): H100/H200's largest cluster (16, above the
+/// portable 8, so the launcher opts in). Whether a call's clusters actually fit the GPU at once is asked of
+/// the runtime (cuda::max_active_clusters).
+inline constexpr int kMaxClusterSplits = 16;
 
 struct DecodeTile {
   int stages;       ///< K/V tiles in the shared-memory ring (stages - 1 loads in flight during a step).
