@@ -28,17 +28,26 @@ inline constexpr int kMinTilesPerSplit = 2;
 /// static_asserts the same numbers): 2 on H100/H200 (228 KB) up to D = 192, 1 at D = 256.
 constexpr int decode_ctas_per_sm(int head_dim) { return head_dim <= 192 ? 2 : 1; }
 
-/// The split heuristic. Model: the kernel is bound by HBM bandwidth once every SM holds its CTAs, so the
-/// goal is to fill `num_sms * ctas_per_sm` CTA slots in whole waves. `ctas_per_split` = B * Hk * row
-/// blocks CTAs run with one split; s splits run s times as many, each over 1/s of the keys. With one wave
-/// or more (80% of the slots counts as full) splitting only adds the combine, so 1. Otherwise every s up
-/// to the cap (at least kMinTilesPerSplit tiles of `capacity` keys per split, at most kMaxAutoSplits) is
-/// scored by wave efficiency waves / ceil(waves), and the smallest s within 85% of the best wins (fewer
-/// splits: fewer partials to write and combine). `capacity` is the cache's per-sequence capacity (S_max or
-/// max_pages * page_size), the largest length any sequence of the call can have.
-/// Not modelled yet: L2 residency of small caches (H200: 60 MB L2), where more waves would not cost HBM
-/// traffic.
-int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, int num_sms, int ctas_per_sm);
+/// The split heuristic: a cost model of one decode call, minimised over the split count s (ties to fewer
+/// splits), from 1 up to the cap (at least kMinTilesPerSplit tiles of `capacity` keys per split, at most
+/// kMaxAutoSplits). With n = ctas_per_split * s CTAs over `num_sms` SMs, an SM runs c = ceil(n / num_sms)
+/// of them, k = min(c, ctas_per_sm) at a time, each over t = ceil(tiles / s) key tiles:
+///
+///     cost(s) = c * t * tile(k) + kWaveCost * ceil(c / ctas_per_sm) + (s > 1 ? kSplitCost * s : 0)
+///
+/// in units of the time one CTA alone on an SM takes to stream a D = 128 key tile (32 KB of K and V, about
+/// 1.2 µs on an H200). tile(k) = head_dim / 128 for one resident CTA, times kSharedTileCost for two (two
+/// CTAs keep more bytes in flight: each streams its tile in 0.7 of the time, not twice it); kWaveCost is a
+/// wave's fixed latency (the sequence length, Q and the first tile in flight, the epilogue); kSplitCost is
+/// a split's share of the combine. Fitted on an H200 (session 10, bench/decode_splits.py, D = 128, Hk = 8,
+/// B 1-32 x L 1k-64k x 12 split counts; docs/PERF.md): the model's choice runs within 1% of the best
+/// measured count on geometric mean (at most 6.7% off, B 16 L 1k), the previous wave-efficiency rule 4%.
+/// A call whose one-split CTAs fill 80% of the CTA slots is not split. A function of the shapes only (never
+/// of cache_seqlens), so the same launch serves any lengths.
+/// Not modelled: L2 residency of small caches (H200: 60 MB L2). Not measured: head dims other than 128
+/// (the tile cost scales with D by assumption).
+int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, int num_sms, int ctas_per_sm,
+                          int head_dim);
 
 /// The decode launch of one call and its workspace (byte offsets into one buffer).
 struct KVCachePlan {

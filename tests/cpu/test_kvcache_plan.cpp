@@ -1,10 +1,9 @@
 // The CUDA decode plan (core/kvcache_plan.hpp), pure host functions testable without a GPU: the split
-// heuristic fills the SMs in near-whole waves, never splits a call that fills them already or a cache too
-// short to split, and the workspace layout holds exactly the regions the kernels use, aligned.
+// heuristic picks the split counts measured best on an H200, never splits a call that fills the SMs already
+// or a cache too short to split, splits more as the batch shrinks or the cache grows, and the workspace
+// layout holds exactly the regions the kernels use, aligned.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 
 #include "core/kvcache_plan.hpp"
@@ -14,40 +13,61 @@ namespace {
 
 constexpr int kH200Sms = 132;
 
-double wave_efficiency(std::int64_t ctas, int slots) {
-  const double waves = static_cast<double>(ctas) / slots;
-  return waves / std::ceil(waves);
+/// The heuristic at D = 128 (two CTAs per SM) on an H200, for a batch of `batch` sequences of Hk = 8.
+int splits_d128(std::int64_t batch, std::int64_t capacity) {
+  return choose_kvcache_splits(batch * 8, capacity, kH200Sms, 2, 128);
 }
 
 TEST(KVCachePlan, OneSplitWhenTheBatchFillsTheSms) {
-  // B = 64, Hk = 8: 512 CTAs for 264 slots.
-  EXPECT_EQ(choose_kvcache_splits(64 * 8, 32768, kH200Sms, 2), 1);
-  // 80% of the slots counts as a full wave.
-  EXPECT_EQ(choose_kvcache_splits(212, 131072, kH200Sms, 2), 1);
+  EXPECT_EQ(splits_d128(64, 32768), 1);  // 512 CTAs for 264 slots
+  EXPECT_EQ(splits_d128(32, 16384), 1);  // 256 CTAs
 }
 
 TEST(KVCachePlan, NoSplitOfACacheTooShortToSplit) {
   // One 64-key tile: a split needs kMinTilesPerSplit tiles.
-  EXPECT_EQ(choose_kvcache_splits(8, 64, kH200Sms, 2), 1);
-  EXPECT_LE(choose_kvcache_splits(8, 256, kH200Sms, 2), 256 / kDecodeKeysPerTile / kMinTilesPerSplit);
+  EXPECT_EQ(splits_d128(1, 64), 1);
+  EXPECT_LE(splits_d128(1, 256), 256 / kDecodeKeysPerTile / kMinTilesPerSplit);
+  EXPECT_EQ(choose_kvcache_splits(8, 0, kH200Sms, 2, 128), 1);
+  EXPECT_EQ(choose_kvcache_splits(0, 4096, kH200Sms, 2, 128), 1);
 }
 
-TEST(KVCachePlan, SplitsFillTheSmsInNearWholeWaves) {
-  for (const std::int64_t ctas : {8, 32, 128}) {
-    for (const std::int64_t capacity : {8192, 32768, 131072}) {
-      const int splits = choose_kvcache_splits(ctas, capacity, kH200Sms, 2);
-      ASSERT_GE(splits, 1);
-      ASSERT_LE(splits, kMaxAutoSplits);
-      double best = 0;
-      const int max_splits = static_cast<int>(
-          std::min<std::int64_t>(kMaxAutoSplits, capacity / kDecodeKeysPerTile / kMinTilesPerSplit));
-      for (int s = 1; s <= max_splits; ++s) best = std::max(best, wave_efficiency(ctas * s, 2 * kH200Sms));
-      EXPECT_GE(wave_efficiency(ctas * splits, 2 * kH200Sms), 0.85 * best) << ctas << " CTAs, " << capacity;
+TEST(KVCachePlan, ChoosesTheSplitCountsMeasuredBest) {
+  // Session 10's sweep on an H200 (docs/PERF.md, decode split model): the fastest of 12 counts per cell.
+  EXPECT_EQ(splits_d128(1, 1024), 8);
+  EXPECT_EQ(splits_d128(1, 4096), 16);
+  EXPECT_EQ(splits_d128(1, 65536), 32);
+  EXPECT_EQ(splits_d128(2, 16384), 16);
+  EXPECT_EQ(splits_d128(4, 16384), 8);
+  EXPECT_EQ(splits_d128(16, 4096), 2);
+  EXPECT_EQ(splits_d128(32, 4096), 1);
+}
+
+TEST(KVCachePlan, SplitsGrowAsTheBatchShrinksOrTheCacheGrows) {
+  for (const std::int64_t capacity : {1024, 4096, 16384, 65536, 131072}) {
+    int previous = kMaxAutoSplits;
+    for (const std::int64_t batch : {1, 2, 4, 8, 16, 32, 64}) {
+      const int splits = splits_d128(batch, capacity);
+      EXPECT_LE(splits, previous) << "B " << batch << ", L " << capacity;
+      EXPECT_GE(splits, 1);
+      previous = splits;
     }
   }
-  // B = 1, Hk = 8, 131072 keys: 33 splits would make one whole wave (264 CTAs); 29 (232 CTAs, 88%) is the
-  // smallest count within 85% of it.
-  EXPECT_EQ(choose_kvcache_splits(8, 131072, kH200Sms, 2), 29);
+  for (const std::int64_t batch : {1, 4, 16}) {
+    int previous = 1;
+    for (const std::int64_t capacity : {256, 1024, 4096, 16384, 65536, 131072}) {
+      const int splits = splits_d128(batch, capacity);
+      EXPECT_GE(splits, previous) << "B " << batch << ", L " << capacity;
+      EXPECT_LE(splits, kMaxAutoSplits);
+      previous = splits;
+    }
+  }
+}
+
+TEST(KVCachePlan, OneCtaPerSmHeadDimsSplitWithinTheirSlots) {
+  // D = 256 holds one CTA per SM: B 1 at 64k keys fills the 132 SMs with at most one wave of 8 heads.
+  const int splits = choose_kvcache_splits(8, 65536, kH200Sms, 1, 256);
+  EXPECT_GE(splits, 8);
+  EXPECT_LE(8 * splits, kH200Sms);
 }
 
 KVCacheParams decode_params() {
@@ -68,7 +88,7 @@ TEST(KVCachePlan, RequestedSplitsOverrideTheHeuristic) {
   p.num_splits = 3;
   EXPECT_EQ(plan_kvcache(p, kH200Sms).num_splits, 3);
   p.num_splits = 0;
-  EXPECT_EQ(plan_kvcache(p, kH200Sms).num_splits, choose_kvcache_splits(4 * 8, 32768, kH200Sms, 2));
+  EXPECT_EQ(plan_kvcache(p, kH200Sms).num_splits, choose_kvcache_splits(4 * 8, 32768, kH200Sms, 2, 128));
 }
 
 TEST(KVCachePlan, RowBlocksPackTheGroupsTokens) {
