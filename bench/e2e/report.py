@@ -13,7 +13,8 @@ quality row `greedy_agreement`. A workload that fails is recorded with its error
 
 A full run takes longer than one call on a lent GPU machine may: `--workloads` and `--serve-args` /
 `--train-args` / `--quality-args` run a part (every implementation of a few cells, so each comparison stays
-within one run), and
+within one run), `--time-limit` keeps a part inside a call (no serving or training cell starts after it; the
+cells left are recorded as failures, the finished ones kept), and
 
     python bench/e2e/report.py merge --json bench/results/e2e-<yyyymmdd>.json part1.json part2.json ...
 
@@ -35,6 +36,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -83,16 +85,20 @@ def environment():
     return env
 
 
-def run_workload(script, arguments, scratch):
-    """Runs one workload script; its JSON, or {"error": ...} when it did not write one."""
+def run_workload(script, arguments, scratch, deadline=None):
+    """Runs one workload script, its progress going straight to this process's output; its JSON (the cells it
+    finished, should it fail later), or {"error": ...} when it wrote none. serve.py and train.py start no cell
+    after `deadline` (cells.py)."""
     out = scratch / f"{script}.json"
     command = [sys.executable, str(HERE / f"{script}.py"), "--json", str(out), *arguments]
+    if deadline is not None and script in ("serve", "train"):
+        command += ["--deadline", f"{deadline:.0f}"]
     print("+", " ".join(command), flush=True)
-    process = subprocess.run(command, text=True, capture_output=True)
-    sys.stdout.write(process.stdout)
-    if process.returncode != 0 or not out.exists():
-        return {"error": f"{script}.py exited {process.returncode}: {process.stderr[-1500:]}"}
-    return json.loads(out.read_text())
+    process = subprocess.run(command, text=True, stderr=subprocess.PIPE)
+    error = f"{script}.py exited {process.returncode}: {process.stderr[-1500:]}" if process.returncode else None
+    if not out.exists():
+        return {"error": error or f"{script}.py wrote no JSON"}
+    return json.loads(out.read_text()) | ({"error": error} if error else {})
 
 
 def serving_rows(raw):
@@ -146,8 +152,9 @@ def run(args):
     skipped = {"error": None, "skipped": True}
     with tempfile.TemporaryDirectory() as scratch:
         scratch = pathlib.Path(scratch)
-        serve = run_workload("serve", serve_args, scratch) if "serving" in wanted else skipped
-        train = run_workload("train", train_args, scratch) if "training" in wanted else skipped
+        deadline = time.time() + args.time_limit if args.time_limit else None
+        serve = run_workload("serve", serve_args, scratch, deadline) if "serving" in wanted else skipped
+        train = run_workload("train", train_args, scratch, deadline) if "training" in wanted else skipped
         quality = run_workload("quality", quality_args, scratch) if "quality" in wanted else skipped
     report = {
         "env": environment() | {"dtype": serve.get("env", {}).get("dtype", "bf16")},
@@ -343,8 +350,9 @@ def training_section(training):
         out.append(f"| {implementation(r)} | {r['seqlen']} | {r['batch']} | {speed} | {gib(r['peak_mem_bytes'])} | "
                    f"{failures(r)} |")
     for attention, longest in training["longest"].items():
-        out.append(f"\nLongest trained sequence, {attention}: {longest['longest_trained']} "
-                   f"(first failure at {longest['first_failure_at']}).")
+        ended = ("search stopped by the part's time limit" if longest.get("failures")
+                 else f"first failure at {longest['first_failure_at']}")
+        out.append(f"\nLongest trained sequence, {attention}: {longest['longest_trained']} ({ended}).")
     return out
 
 
@@ -407,6 +415,10 @@ def main():
     run_parser.add_argument("--quick", action="store_true", help="tiny shapes and few steps (a smoke test)")
     run_parser.add_argument("--no-longest", action="store_true",
                             help="skip training's longest-sequence search (a part of its own: it can outlast a call)")
+    run_parser.add_argument("--time-limit", type=float,
+                            help="seconds from the start after which serving and training start no new cell; the "
+                                 "cells not started are recorded as failures naming the limit. Leave a cell's time "
+                                 "(about a minute at 32k prompts) between it and any outer limit")
     run_parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma list of " + ", ".join(WORKLOADS))
     for name in ("serve", "train", "quality"):
         run_parser.add_argument(f"--{name}-args", default="", help=f"extra arguments of {name}.py, e.g. "

@@ -25,6 +25,7 @@ import time
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from cells import SKIPPED, out_of_time, write_report  # noqa: E402
 from model import SERVING, TINY, KVCache, Transformer, make_attention  # noqa: E402
 
 QUESTION_TOKENS = 32
@@ -183,6 +184,7 @@ def main():
     p.add_argument("--config", choices=["serving", "tiny"], default="serving")
     p.add_argument("--dtype", choices=["bf16", "fp16", "fp32"], default="bf16")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--deadline", type=float, help="seconds since the epoch after which no cell starts (cells.py)")
     p.add_argument("--json", type=pathlib.Path)
     args = p.parse_args()
     device = torch.device(args.device)
@@ -191,23 +193,26 @@ def main():
     torch.manual_seed(0)
     model = Transformer(config).to(device=device, dtype=dtype).eval()
     rows = []
+    report = {"env": {"torch": torch.__version__, "device": torch.cuda.get_device_name() if device.type == "cuda"
+                      else "cpu", "dtype": args.dtype},
+              "config": dataclasses.asdict(config), "parameters": config.parameters(), "rows": rows,
+              "note": "random weights at the stated shapes: speed does not depend on their values"}
     with torch.inference_mode():
         for prompt_tokens in map(int, args.prompts.split(",")):
             for concurrency in map(int, args.concurrency.split(",")):
                 for name in args.attention.split(","):
-                    row = run_cell(model, name, prompt_tokens, concurrency, args, device)
+                    if out_of_time(args.deadline):
+                        row = {"attention": name, "prompt_tokens": prompt_tokens, "new_tokens": args.new_tokens,
+                               "concurrency": concurrency, "failures": [SKIPPED]}
+                    else:
+                        row = run_cell(model, name, prompt_tokens, concurrency, args, device)
                     rows.append(row)
                     summary = (f"ttft p50 {row['ttft_s']['p50'] * 1e3:9.2f} ms  tpot p50 "
                                f"{row['tpot_s']['p50'] * 1e3:7.3f} ms  {row['output_tokens_per_s']:9.1f} tok/s"
                                if "ttft_s" in row else f"FAILED {row['failures'][:1]}")
                     print(f"{name:10s} prompt {prompt_tokens:6d} x {concurrency:3d}  {summary}", flush=True)
-    report = {"env": {"torch": torch.__version__, "device": torch.cuda.get_device_name() if device.type == "cuda"
-                      else "cpu", "dtype": args.dtype},
-              "config": dataclasses.asdict(config), "parameters": config.parameters(), "rows": rows,
-              "note": "random weights at the stated shapes: speed does not depend on their values"}
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1))
-
+                    write_report(args.json, report)
+    write_report(args.json, report)
 
 if __name__ == "__main__":
     main()

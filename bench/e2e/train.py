@@ -22,6 +22,7 @@ import torch
 from torch.nn import functional as F
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from cells import SKIPPED, out_of_time, write_report  # noqa: E402
 from model import TINY, TRAINING, Transformer, make_attention  # noqa: E402
 
 
@@ -80,38 +81,47 @@ def main():
     p.add_argument("--longest", action="store_true")
     p.add_argument("--config", choices=["training", "tiny"], default="training")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--deadline", type=float, help="seconds since the epoch after which no cell starts (cells.py)")
     p.add_argument("--json", type=pathlib.Path)
     args = p.parse_args()
     device = torch.device(args.device)
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
     config = TRAINING if args.config == "training" else TINY
     seqlens = list(map(int, args.seqlens.split(",")))
-    rows = []
+    rows, longest = [], {}
+    report = {"env": {"torch": torch.__version__, "device": torch.cuda.get_device_name() if device.type == "cuda"
+                      else "cpu"},
+              "config": dataclasses.asdict(config), "parameters": config.parameters(), "rows": rows,
+              "longest": longest, "note": "synthetic tokens and random initial weights; speed only"}
     for seqlen in seqlens:
         for name in args.attention.split(","):
-            row = run_cell(config, name, seqlen, max(1, args.tokens // seqlen), args, device, dtype)
+            batch = max(1, args.tokens // seqlen)
+            if out_of_time(args.deadline):
+                row = {"attention": name, "seqlen": seqlen, "batch": batch, "failures": [SKIPPED]}
+            else:
+                row = run_cell(config, name, seqlen, batch, args, device, dtype)
             rows.append(row)
             print(json.dumps({k: row[k] for k in row if k != "failures"} | {"failed": bool(row["failures"])}),
                   flush=True)
-    longest = {}
+            write_report(args.json, report)
     if args.longest:
         for name in args.attention.split(","):
-            seqlen, best = max(seqlens), None
+            seqlen, best, stopped = max(seqlens), None, False
             while seqlen <= 1 << 20:
+                if out_of_time(args.deadline):
+                    stopped = True  # the search ends unfinished: its first failure is unknown
+                    break
                 row = run_cell(config, name, seqlen, 1, argparse.Namespace(**{**vars(args), "steps": 1}), device,
                                dtype)
                 if row["failures"]:
                     break
                 best, seqlen = seqlen, seqlen * 2
-            longest[name] = {"longest_trained": best, "first_failure_at": seqlen}
+            longest[name] = {"longest_trained": best, "first_failure_at": None if stopped else seqlen}
+            if stopped:
+                longest[name]["failures"] = [SKIPPED]
             print(name, longest[name], flush=True)
-    report = {"env": {"torch": torch.__version__, "device": torch.cuda.get_device_name() if device.type == "cuda"
-                      else "cpu"},
-              "config": dataclasses.asdict(config), "parameters": config.parameters(), "rows": rows,
-              "longest": longest, "note": "synthetic tokens and random initial weights; speed only"}
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1))
-
+            write_report(args.json, report)
+    write_report(args.json, report)
 
 if __name__ == "__main__":
     main()
