@@ -1,11 +1,13 @@
 // flashattn — where the decode kernel finds a key/value row of its sequence's cache: through the page
 // table (any page size >= 1) or in a dense cache entry (cache_batch_idx). Same addressing as
-// ForwardParams::kv_row_offset, in 32-bit row arithmetic: rows and page sizes are below 2^31 (validated),
-// so each row costs one 32-bit divide and, when paged, one page-table load (read-only path, L1-cached:
-// the 16-byte chunks of a row and the rows of a page share it).
+// ForwardParams::kv_row_offset, in 32-bit row arithmetic: rows and page sizes are below 2^31 (validated).
+// A paged row costs a multiply-shift divide (FastDivmod, from the host) and one page-table load (read-only
+// path, L1-cached: the rows of a page share it); a dense row is a fixed step from the row before it.
 #pragma once
 
 #include <cstdint>
+
+#include <cutlass/fast_math.h>
 
 #include "core/params.hpp"
 
@@ -13,10 +15,10 @@ namespace flashattn::cuda::decode {
 
 class CacheRows {
  public:
-  /// The rows of sequence b, kv head hk.
-  __device__ CacheRows(const ForwardParams& p, int b, int hk)
+  /// The rows of sequence b, kv head hk; `page_divmod` divides by p.page_size (unused for a dense cache).
+  __device__ CacheRows(const ForwardParams& p, const cutlass::FastDivmod& page_divmod, int b, int hk)
       : pages_(p.page_table != nullptr ? p.page_table + b * p.page_table_batch_stride : nullptr),
-        page_size_(p.page_size),
+        page_divmod_(page_divmod),
         k_page_stride_(p.k_strides.batch),
         v_page_stride_(p.v_strides.batch),
         k_row_stride_(p.k_strides.row),
@@ -26,11 +28,15 @@ class CacheRows {
     v_base_ = entry * p.v_strides.batch + hk * p.v_strides.head;
   }
 
+  __device__ __forceinline__ bool paged() const { return pages_ != nullptr; }
+
   /// Element offsets of key row `row` (0 <= row < the sequence's length) in k and v.
   __device__ __forceinline__ void offsets(int row, std::int64_t& k, std::int64_t& v) const {
     if (pages_ != nullptr) {
-      const std::int64_t page = __ldg(pages_ + row / page_size_);
-      const int in_page = row % page_size_;
+      int page_index = 0;
+      int in_page = 0;
+      page_divmod_(page_index, in_page, row);
+      const std::int64_t page = __ldg(pages_ + page_index);
       k = k_base_ + page * k_page_stride_ + in_page * k_row_stride_;
       v = v_base_ + page * v_page_stride_ + in_page * v_row_stride_;
     } else {
@@ -39,9 +45,13 @@ class CacheRows {
     }
   }
 
+  /// Dense cache: element steps from a key row to the row `rows` later.
+  __device__ __forceinline__ std::int64_t k_step(int rows) const { return rows * k_row_stride_; }
+  __device__ __forceinline__ std::int64_t v_step(int rows) const { return rows * v_row_stride_; }
+
  private:
   const std::int32_t* pages_;  ///< The sequence's page-table row; null for a dense cache.
-  int page_size_;
+  cutlass::FastDivmod page_divmod_;
   std::int64_t k_page_stride_, v_page_stride_;
   std::int64_t k_row_stride_, v_row_stride_;
   std::int64_t k_base_, v_base_;  ///< Offset of row 0 (dense) or of page 0's head hk (paged).

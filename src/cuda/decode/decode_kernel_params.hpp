@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include <cutlass/fast_math.h>
+
 #include "core/params.hpp"
 #include "cuda/common/fwd_kernel_params.hpp"
 
@@ -29,6 +31,9 @@ struct DecodeKernelParams {
   /// as one thread-block cluster and combine through distributed shared memory (cluster_combine_decode.cuh):
   /// no partials in global memory, no combine kernel.
   bool cluster_combine = false;
+  /// Divides key rows by fwd.problem.page_size with a multiply and a shift (the multiplier computed on the
+  /// host: a 32-bit divide would cost every 16-byte copy of a paged cache some 25 instructions).
+  cutlass::FastDivmod page_divmod;
 };
 
 }  // namespace flashattn::cuda::decode

@@ -113,6 +113,7 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   decode.num_splits = plan.num_splits;
   decode.partial_rows = std::int64_t{params.batch} * params.heads * params.seqlen_q_new;
   decode.cluster_combine = cluster;
+  if (params.page_table != nullptr) decode.page_divmod = cutlass::FastDivmod(params.page_size);
   if (plan.num_splits > 1 && !cluster) {
     decode.lse_partial = reinterpret_cast<float*>(workspace.at(plan.lse_partial_offset));
     decode.o_partial = reinterpret_cast<float*>(workspace.at(plan.o_partial_offset));

@@ -49,6 +49,10 @@ struct DecodeMainloopSm80 {
   static constexpr int kChunksPerRow = kHeadDim / 8;  ///< 16-byte chunks of one row.
   static constexpr int kChunksPerThread = kBlockN * kChunksPerRow / kThreads;
   static_assert(kBlockN * kChunksPerRow % kThreads == 0, "a K or V tile is a whole number of copy passes");
+  /// Whether a row's chunks divide the CTA, so that each thread copies one column of every kRowsPerPass-th
+  /// row (load_kv_tile_strided).
+  static constexpr bool kStridedRows = kThreads % kChunksPerRow == 0;
+  static constexpr int kRowsPerPass = kStridedRows ? kThreads / kChunksPerRow : 0;
   /// A thread holds 2 rows of the m16n8 accumulator (rows lane / 4 and lane / 4 + 8).
   using Softmax = OnlineSoftmax<2>;
 
@@ -93,20 +97,88 @@ struct DecodeMainloopSm80 {
                                                       typename Layouts::SharedStorage& smem,
                                                       const CacheRows& cache, const Work& work, int n,
                                                       int slot) {
+    if constexpr (kStridedRows) {
+      load_kv_tile_strided(params, smem, cache, work, n, slot);
+    } else {
+      load_kv_tile_gathered(params, smem, cache, work, n, slot);
+    }
+  }
+
+  /// Shared-memory destinations of the thread's chunk of tile row `row` (key within the tile), column `col`.
+  __device__ __forceinline__ static void chunk_destinations(typename Layouts::SharedStorage& smem, int slot,
+                                                            int row, int col, Element*& k_dst,
+                                                            Element*& v_dst) {
     using namespace cute;
+    const int block = (slot * kWarps + row / kWarpN) * Layouts::kWarpTileElements;
+    Tensor sK = make_tensor(make_smem_ptr(smem.loop.k.data() + block), typename Layouts::SmemLayoutKVWarp{});
+    Tensor sV = make_tensor(make_smem_ptr(smem.loop.v.data() + block), typename Layouts::SmemLayoutKVWarp{});
+    k_dst = &sK(row % kWarpN, col);
+    v_dst = &sV(row % kWarpN, col);
+  }
+
+  /// D = 64, 128, 256: a row's chunks divide the CTA, so the thread copies one column of the rows
+  /// first_row + i * kRowsPerPass.
+  __device__ __forceinline__ static void load_kv_tile_strided(const DecodeKernelParams& params,
+                                                              typename Layouts::SharedStorage& smem,
+                                                              const CacheRows& cache, const Work& work, int n,
+                                                              int slot) {
+    const Element* k = static_cast<const Element*>(params.fwd.problem.k);
+    const Element* v = static_cast<const Element*>(params.fwd.problem.v);
+    const int tid = static_cast<int>(threadIdx.x);
+    __builtin_assume(tid < kThreads);  // lets the compiler fold each pass's warp block into a constant
+    const int first_row = tid / kChunksPerRow;
+    const int col = tid % kChunksPerRow * 8;
+    const int first_key = n * kBlockN + first_row;
+    if ((n + 1) * kBlockN <= work.seqlen_k && !cache.paged()) {
+      // A whole tile of a dense cache (every tile of a split but the sequence's last): no bound checks,
+      // and each row's address is the one kRowsPerPass rows before plus a fixed step.
+      std::int64_t k_offset, v_offset;
+      cache.offsets(first_key, k_offset, v_offset);
+      const Element* k_src = k + k_offset + col;
+      const Element* v_src = v + v_offset + col;
+      const std::int64_t k_step = cache.k_step(kRowsPerPass);
+      const std::int64_t v_step = cache.v_step(kRowsPerPass);
+      CUTE_UNROLL
+      for (int i = 0; i < kChunksPerThread; ++i) {
+        Element *k_dst, *v_dst;
+        chunk_destinations(smem, slot, first_row + i * kRowsPerPass, col, k_dst, v_dst);
+        copy_chunk_async(k_dst, k_src);
+        copy_chunk_async(v_dst, v_src);
+        k_src += k_step;
+        v_src += v_step;
+      }
+      return;
+    }
+    CUTE_UNROLL
+    for (int i = 0; i < kChunksPerThread; ++i) {
+      Element *k_dst, *v_dst;
+      chunk_destinations(smem, slot, first_row + i * kRowsPerPass, col, k_dst, v_dst);
+      const int key = first_key + i * kRowsPerPass;
+      if (key < work.seqlen_k) {
+        std::int64_t k_offset, v_offset;
+        cache.offsets(key, k_offset, v_offset);
+        copy_chunk_async(k_dst, k + k_offset + col);
+        copy_chunk_async(v_dst, v + v_offset + col);
+      } else {
+        zero_chunk(k_dst);
+        zero_chunk(v_dst);
+      }
+    }
+  }
+
+  /// D = 96, 192 (12 or 24 chunks a row, which do not divide 128 threads): each chunk finds its own row.
+  __device__ __forceinline__ static void load_kv_tile_gathered(const DecodeKernelParams& params,
+                                                               typename Layouts::SharedStorage& smem,
+                                                               const CacheRows& cache, const Work& work, int n,
+                                                               int slot) {
     const Element* k = static_cast<const Element*>(params.fwd.problem.k);
     const Element* v = static_cast<const Element*>(params.fwd.problem.v);
     auto load_chunk = [&](int i) __attribute__((always_inline)) {
       const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
       const int row = chunk / kChunksPerRow;  // key within the tile
       const int col = chunk % kChunksPerRow * 8;
-      const int block = (slot * kWarps + row / kWarpN) * Layouts::kWarpTileElements;
-      Tensor sK =
-          make_tensor(make_smem_ptr(smem.loop.k.data() + block), typename Layouts::SmemLayoutKVWarp{});
-      Tensor sV =
-          make_tensor(make_smem_ptr(smem.loop.v.data() + block), typename Layouts::SmemLayoutKVWarp{});
-      Element* k_dst = &sK(row % kWarpN, col);
-      Element* v_dst = &sV(row % kWarpN, col);
+      Element *k_dst, *v_dst;
+      chunk_destinations(smem, slot, row, col, k_dst, v_dst);
       const int key = n * kBlockN + row;
       if (key < work.seqlen_k) {
         std::int64_t k_offset, v_offset;
@@ -122,8 +194,8 @@ struct DecodeMainloopSm80 {
       CUTE_UNROLL
       for (int i = 0; i < kChunksPerThread; ++i) load_chunk(i);
     } else {
-      // D >= 192: fully unrolled, the 64-bit row offsets of all chunks stay live at once and the kernel
-      // spills (D = 256: 254 registers); four at a time keep enough loads in flight.
+      // D = 192: fully unrolled, the 64-bit row offsets of all chunks stay live at once and the kernel
+      // spills; four at a time keep enough loads in flight.
 #pragma unroll 4
       for (int i = 0; i < kChunksPerThread; ++i) load_chunk(i);
     }
@@ -139,7 +211,7 @@ struct DecodeMainloopSm80 {
     const ForwardParams& p = params.fwd.problem;
     const int warp = threadIdx.x / 32;
     const int lane = threadIdx.x % 32;
-    const CacheRows cache(p, work.batch, work.head_kv);
+    const CacheRows cache(p, params.page_divmod, work.batch, work.head_kv);
 
     Tensor sQ = make_tensor(make_smem_ptr(smem.loop.q.data()), typename Layouts::SmemLayoutQ{});  // (16, D)
     Tensor sK0 = make_tensor(make_smem_ptr(smem.loop.k.data() + warp * Layouts::kWarpTileElements),
