@@ -17,7 +17,8 @@ Grids (--grid), all in --dtype (bf16 by default), layout (B, S, H, D), Sq = Sk =
 gradients with the same rule ("grads_verified").
   gqa-long  long-context grouped-query attention: Hq = 32 query heads sharing Hkv = 8 K/V heads, D = 128,
             causal, (B, S) in (8, 4096), (1, 8192), (1, 16384) ... (1, 131072); --seqlens narrows it.
-  decode    (--op decode) one new query token over a KV cache: Hq = 32, Hkv = 8, D = 128, B in {1, 4, 16, 64}
+  decode    (--op decode) one new query token over a KV cache: Hq = 32, Hkv = 8, D = 128 (--decode-head-dim:
+            e.g. 64, the e2e serving model's), B in {1, 4, 16, 64}
             x cache length L in {1024, 8192, 32768, 131072} (B * L <= 64 * 32768); flashattn runs a dense
             cache ("flashattn") and a paged one with 16-token pages ("flashattn_paged16"), the SDPA peers
             the dense (B, Hkv, L, D) K/V with enable_gqa. Timed by CUDA-graph replay (kernel time); the
@@ -78,6 +79,7 @@ def parse_args():
     p.add_argument("--head-dims", default="64,128,256", help="paper grid")
     p.add_argument("--seqlens", help=f"paper grid (default {PAPER_SEQLENS}); narrows gqa-long to these S")
     p.add_argument("--masks", default="full,causal", help="paper grid")
+    p.add_argument("--decode-head-dim", type=int, default=GQA_LONG_DIM, help="decode grid")
     p.add_argument("--tokens", type=int, default=16384, help="B * S, paper grid")
     p.add_argument("--hidden", type=int, default=2048, help="H * D, paper grid")
     p.add_argument("--samples", type=int, default=20)
@@ -110,7 +112,7 @@ DECODE_PAGE_SIZE = 16
 def decode_grid(args):
     """One query token per sequence over a cache of L tokens (Point.seqlen = L), GQA 32/8, D = 128."""
     wanted = set(ints(args.seqlens)) if args.seqlens else None
-    return [Point(batch, length, GQA_LONG_HEADS, GQA_LONG_HEADS_KV, GQA_LONG_DIM, False)
+    return [Point(batch, length, GQA_LONG_HEADS, GQA_LONG_HEADS_KV, args.decode_head_dim, False)
             for batch in DECODE_BATCHES for length in DECODE_LENGTHS
             if batch * length <= 64 * 32768 and (wanted is None or length in wanted)]
 
