@@ -26,9 +26,25 @@ class CacheRows {
     const std::int64_t entry = pages_ != nullptr ? 0 : (p.cache_batch_idx ? p.cache_batch_idx[b] : b);
     k_base_ = entry * p.k_strides.batch + hk * p.k_strides.head;
     v_base_ = entry * p.v_strides.batch + hk * p.v_strides.head;
+    narrow_ = fits_31_bits(k_page_stride_) && fits_31_bits(v_page_stride_) && fits_31_bits(k_row_stride_) &&
+              fits_31_bits(v_row_stride_);
   }
 
   __device__ __forceinline__ bool paged() const { return pages_ != nullptr; }
+  /// Every page and row stride is below 2^31 (any realistic cache), so paged_offsets_narrow() applies.
+  __device__ __forceinline__ bool narrow() const { return narrow_; }
+
+  /// offsets() of a paged cache whose strides are narrow(): every factor is below 2^31 (page ids and
+  /// in-page rows are non-negative ints), so each product is one 32 x 32 -> 64-bit multiply-add instead of
+  /// a full 64-bit multiply.
+  __device__ __forceinline__ void paged_offsets_narrow(int row, std::int64_t& k, std::int64_t& v) const {
+    int page_index = 0;
+    int in_page = 0;
+    page_divmod_(page_index, in_page, row);
+    const std::int32_t page = __ldg(pages_ + page_index);
+    k = k_base_ + wide(page, k_page_stride_) + wide(in_page, k_row_stride_);
+    v = v_base_ + wide(page, v_page_stride_) + wide(in_page, v_row_stride_);
+  }
 
   /// Element offsets of key row `row` (0 <= row < the sequence's length) in k and v.
   __device__ __forceinline__ void offsets(int row, std::int64_t& k, std::int64_t& v) const {
@@ -50,11 +66,21 @@ class CacheRows {
   __device__ __forceinline__ std::int64_t v_step(int rows) const { return rows * v_row_stride_; }
 
  private:
+  static __device__ __forceinline__ bool fits_31_bits(std::int64_t value) {
+    return static_cast<std::uint64_t>(value) < (std::uint64_t{1} << 31);
+  }
+  /// a * b for 0 <= a, b < 2^31, as one 32 x 32 -> 64-bit multiply.
+  static __device__ __forceinline__ std::int64_t wide(std::int32_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) *
+                                     static_cast<std::uint32_t>(b));
+  }
+
   const std::int32_t* pages_;  ///< The sequence's page-table row; null for a dense cache.
   cutlass::FastDivmod page_divmod_;
   std::int64_t k_page_stride_, v_page_stride_;
   std::int64_t k_row_stride_, v_row_stride_;
   std::int64_t k_base_, v_base_;  ///< Offset of row 0 (dense) or of page 0's head hk (paged).
+  bool narrow_;
 };
 
 }  // namespace flashattn::cuda::decode

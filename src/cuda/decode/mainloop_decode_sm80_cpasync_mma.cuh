@@ -129,7 +129,22 @@ struct DecodeMainloopSm80 {
     const int first_row = tid / kChunksPerRow;
     const int col = tid % kChunksPerRow * 8;
     const int first_key = n * kBlockN + first_row;
-    if ((n + 1) * kBlockN <= work.seqlen_k && !cache.paged()) {
+    const bool full = (n + 1) * kBlockN <= work.seqlen_k;  // uniform over the CTA
+    if (full && cache.paged() && cache.narrow()) {
+      // A whole tile of a paged cache with 32-bit strides (any realistic one): no bound checks, and each
+      // row's page lookup and address in a handful of instructions.
+      CUTE_UNROLL
+      for (int i = 0; i < kChunksPerThread; ++i) {
+        Element *k_dst, *v_dst;
+        chunk_destinations(smem, slot, first_row + i * kRowsPerPass, col, k_dst, v_dst);
+        std::int64_t k_offset, v_offset;
+        cache.paged_offsets_narrow(first_key + i * kRowsPerPass, k_offset, v_offset);
+        copy_chunk_async(k_dst, k + k_offset + col);
+        copy_chunk_async(v_dst, v + v_offset + col);
+      }
+      return;
+    }
+    if (full && !cache.paged()) {
       // A whole tile of a dense cache (every tile of a split but the sequence's last): no bound checks,
       // and each row's address is the one kRowsPerPass rows before plus a fixed step.
       std::int64_t k_offset, v_offset;
@@ -246,7 +261,9 @@ struct DecodeMainloopSm80 {
 
     // Q's loads were issued by the kernel (load_q) before it read the sequence length: they join the first
     // group committed here.
-    CUTE_UNROLL
+    // Not unrolled: one copy of load_kv_tile's code for the prologue instead of kStages - 1 (each CTA runs
+    // this code once, cold in the instruction cache, which ncu found a third of the stalls at B 1 L 1k).
+#pragma unroll 1
     for (int s = 0; s < kStages - 1; ++s) {
       if (work.n_begin + s < work.n_end) load_kv_tile(params, smem, cache, work, work.n_begin + s, s);
       cp_async_fence();  // one group per ring slot, empty or not, so the wait count below holds
