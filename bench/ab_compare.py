@@ -7,7 +7,8 @@ ratios.
 
 Usage: ab_compare.py --a A1.json [A2.json ...] --b B1.json [B2.json ...] [--peer cudnn --peer-runs P.json ...]
 With --b-impl the B runs are another implementation's (e.g. flashattn against fa2, each timed in processes of
-its own, interleaved).
+its own, interleaved). --impl compares other rows of flashattn's: the decode grid's paged cache
+("flashattn_paged16").
 """
 import argparse
 import json
@@ -24,12 +25,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--a", nargs="+", required=True, help="runs of the change")
     parser.add_argument("--b", nargs="+", required=True, help="runs of the base")
-    parser.add_argument("--b-impl", default="flashattn", help="the implementation the B runs time")
+    parser.add_argument("--impl", default="flashattn", help="the rows of the A runs (and of B without --b-impl)")
+    parser.add_argument("--b-impl", help="the implementation the B runs time (default: --impl)")
     parser.add_argument("--peer", default="cudnn", help="a peer shown beside the runs")
     parser.add_argument("--peer-runs", nargs="*", default=[], help="runs timing the peer")
     args = parser.parse_args()
-    a = [cells(path, "flashattn") for path in args.a]
-    b = [cells(path, args.b_impl) for path in args.b]
+    a = [cells(path, args.impl) for path in args.a]
+    b = [cells(path, args.b_impl or args.impl) for path in args.b]
+    print(f"rows: {args.impl}" + (f" against {args.b_impl}" if args.b_impl else ""))
     peer = [cells(path, args.peer) for path in args.peer_runs]
     keys = [k for k in a[0] if all(k in run for run in a + b)]
     print("D  causal  B   Sq     Sk    | A runs           | B runs           | A/B    | " + args.peer)
