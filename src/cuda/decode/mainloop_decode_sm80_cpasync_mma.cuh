@@ -116,6 +116,22 @@ struct DecodeMainloopSm80 {
     v_dst = &sV(row % kWarpN, col);
   }
 
+  /// Copies the chunk at column `col` of key `key`'s K and V rows to k_dst / v_dst, or zero-fills them when
+  /// the key lies past the sequence (its row may be in an unallocated page).
+  __device__ __forceinline__ static void copy_or_zero_chunk(const DecodeKernelParams& params,
+                                                            const CacheRows& cache, const Work& work, int key,
+                                                            int col, Element* k_dst, Element* v_dst) {
+    if (key < work.seqlen_k) {
+      std::int64_t k_offset, v_offset;
+      cache.offsets(key, k_offset, v_offset);
+      copy_chunk_async(k_dst, static_cast<const Element*>(params.fwd.problem.k) + k_offset + col);
+      copy_chunk_async(v_dst, static_cast<const Element*>(params.fwd.problem.v) + v_offset + col);
+    } else {
+      zero_chunk(k_dst);
+      zero_chunk(v_dst);
+    }
+  }
+
   /// D = 64, 128, 256: a row's chunks divide the CTA, so the thread copies one column of the rows
   /// first_row + i * kRowsPerPass.
   __device__ __forceinline__ static void load_kv_tile_strided(const DecodeKernelParams& params,
@@ -168,16 +184,7 @@ struct DecodeMainloopSm80 {
     for (int i = 0; i < kChunksPerThread; ++i) {
       Element *k_dst, *v_dst;
       chunk_destinations(smem, slot, first_row + i * kRowsPerPass, col, k_dst, v_dst);
-      const int key = first_key + i * kRowsPerPass;
-      if (key < work.seqlen_k) {
-        std::int64_t k_offset, v_offset;
-        cache.offsets(key, k_offset, v_offset);
-        copy_chunk_async(k_dst, k + k_offset + col);
-        copy_chunk_async(v_dst, v + v_offset + col);
-      } else {
-        zero_chunk(k_dst);
-        zero_chunk(v_dst);
-      }
+      copy_or_zero_chunk(params, cache, work, first_key + i * kRowsPerPass, col, k_dst, v_dst);
     }
   }
 
@@ -186,24 +193,13 @@ struct DecodeMainloopSm80 {
                                                                typename Layouts::SharedStorage& smem,
                                                                const CacheRows& cache, const Work& work, int n,
                                                                int slot) {
-    const Element* k = static_cast<const Element*>(params.fwd.problem.k);
-    const Element* v = static_cast<const Element*>(params.fwd.problem.v);
     auto load_chunk = [&](int i) __attribute__((always_inline)) {
       const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
       const int row = chunk / kChunksPerRow;  // key within the tile
       const int col = chunk % kChunksPerRow * 8;
       Element *k_dst, *v_dst;
       chunk_destinations(smem, slot, row, col, k_dst, v_dst);
-      const int key = n * kBlockN + row;
-      if (key < work.seqlen_k) {
-        std::int64_t k_offset, v_offset;
-        cache.offsets(key, k_offset, v_offset);
-        copy_chunk_async(k_dst, k + k_offset + col);
-        copy_chunk_async(v_dst, v + v_offset + col);
-      } else {
-        zero_chunk(k_dst);
-        zero_chunk(v_dst);
-      }
+      copy_or_zero_chunk(params, cache, work, n * kBlockN + row, col, k_dst, v_dst);
     };
     if constexpr (kChunksPerThread <= 8) {
       CUTE_UNROLL
