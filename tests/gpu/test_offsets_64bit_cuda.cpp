@@ -1,6 +1,6 @@
 // 64-bit offsets on the GPU (DESIGN.md §1): a batch whose second entry starts more than 2^31 elements past
 // the first is addressed exactly by every CUDA path, forward and backward, and by decoding from (and
-// appending to) a cache whose entries lie that far apart. The far entry's outputs must be
+// appending to) a cache whose entries (dense) or pages (paged) lie that far apart. The far entry's outputs must be
 // bitwise identical to the same problem computed from compact tensors (the backward with deterministic =
 // true, so dQ's fp32 sums are ordered); an offset truncated to 32 bits reads entry 0's different data, writes
 // elsewhere (the poisoned outputs stay NaN) or faults. Each strided tensor spans 4 GiB of device memory, 32
@@ -226,10 +226,13 @@ std::unique_ptr<DeviceBuffer> on_device(const std::vector<T>& values) {
   return buffer;
 }
 
-/// forward_kvcache reading (and appending to) cache entry 1 of a dense cache whose entries are 2^31+
-/// elements apart, chosen by cache_batch_idx, against the same cache as a compact batch of one: the output
-/// and the cache after the append must agree bitwise (fixed split count, so the same partials are merged).
-void expect_far_cache_entry_matches_compact() {
+/// forward_kvcache reading (and appending to) entry 1 of a cache whose entries are 2^31+ elements apart —
+/// a dense cache's entry chosen by cache_batch_idx, or with `paged` a pool's page 1 (one page of kSeq rows
+/// per sequence) chosen by the page table — against the same cache as a compact batch of one (paged: a
+/// pool of one page): the output and the cache after the append must agree bitwise (fixed split count, so
+/// the same partials are merged). The far page's stride does not fit 31 bits, so the paged case also runs
+/// the decode kernel's 64-bit page addressing, which caches of realistic strides never take.
+void expect_far_cache_entry_matches_compact(bool paged) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device is visible";
   const Capabilities caps = capabilities(kDevice, CudaPath::automatic, Op::forward);
   if (caps.dtypes.empty()) GTEST_SKIP() << "no CUDA kernels here";
@@ -251,6 +254,8 @@ void expect_far_cache_entry_matches_compact() {
   const auto v_new = on_device(random_values(new_elements, dtype, 646));
   const auto cache_seqlens = on_device(std::vector<std::int32_t>{kCached});
   const auto cache_batch_idx = on_device(std::vector<std::int32_t>{1});
+  const auto far_page_table = on_device(std::vector<std::int32_t>{1});
+  const auto compact_page_table = on_device(std::vector<std::int32_t>{0});
   const auto out_far = on_device(std::vector<std::uint16_t>(new_elements, kNaN16));
   const auto out_compact = on_device(std::vector<std::uint16_t>(new_elements, kNaN16));
 
@@ -265,7 +270,12 @@ void expect_far_cache_entry_matches_compact() {
     call.k = far ? k_cache.far_view(dtype, head_dim) : k_cache.compact_view(dtype, head_dim);
     call.v = far ? v_cache.far_view(dtype, head_dim) : v_cache.compact_view(dtype, head_dim);
     call.cache_seqlens = TensorView::contiguous(cache_seqlens->at(0), DType::i32, {1});
-    if (far) call.cache_batch_idx = TensorView::contiguous(cache_batch_idx->at(0), DType::i32, {1});
+    if (paged) {
+      call.page_table =
+          TensorView::contiguous((far ? far_page_table : compact_page_table)->at(0), DType::i32, {1, 1});
+    } else if (far) {
+      call.cache_batch_idx = TensorView::contiguous(cache_batch_idx->at(0), DType::i32, {1});
+    }
     call.out =
         TensorView::contiguous((far ? out_far : out_compact)->at(0), dtype, {1, kNew, kHeads, head_dim});
     return call;
@@ -297,7 +307,9 @@ TEST(CudaOffsets64Bit, HopperPathAddressesAFarBatchEntry) {
   expect_far_entry_matches_compact(CudaPath::hopper);
 }
 
-TEST(CudaOffsets64Bit, DecodingAddressesAFarCacheEntry) { expect_far_cache_entry_matches_compact(); }
+TEST(CudaOffsets64Bit, DecodingAddressesAFarCacheEntry) { expect_far_cache_entry_matches_compact(false); }
+
+TEST(CudaOffsets64Bit, DecodingAddressesAFarCachePage) { expect_far_cache_entry_matches_compact(true); }
 
 }  // namespace
 }  // namespace flashattn::testing
