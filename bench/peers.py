@@ -84,6 +84,8 @@ def parse_args():
     p.add_argument("--tokens", type=int, default=16384, help="B * S, paper grid")
     p.add_argument("--hidden", type=int, default=2048, help="H * D, paper grid")
     p.add_argument("--samples", type=int, default=20)
+    p.add_argument("--l2-flush", choices=L2_FLUSH_MODES, default="zero",
+                   help="how the L2 is flushed before each sample (flush_l2)")
     p.add_argument("--json", type=pathlib.Path, help="write the results here")
     return p.parse_args()
 
@@ -156,13 +158,22 @@ def environment():
 
 
 _L2_FLUSH = None
+L2_FLUSH_MODES = ("zero", "read")
+_L2_FLUSH_MODE = "zero"
 
 
 def flush_l2():
+    """Evicts the timed call's inputs from L2 by passing 256 MiB through it (H100/H200 L2: 50/60 MB). "zero"
+    writes the buffer, which leaves L2 full of dirty lines that the timed call's reads then evict and write
+    back; "read" reads it (a sum), leaving clean lines. --l2-flush chooses; "zero" is what every result
+    before 2026-12-03 used."""
     global _L2_FLUSH
     if _L2_FLUSH is None:
-        _L2_FLUSH = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device="cuda")
-    _L2_FLUSH.zero_()
+        _L2_FLUSH = torch.zeros(256 * 1024 * 1024 // 8, dtype=torch.int64, device="cuda")
+    if _L2_FLUSH_MODE == "zero":
+        _L2_FLUSH.zero_()
+    else:
+        _L2_FLUSH.sum()
 
 
 def time_ms(fn, samples, graph=False):
@@ -480,7 +491,9 @@ def summarize_decode(result):
 
 
 def main():
+    global _L2_FLUSH_MODE
     args = parse_args()
+    _L2_FLUSH_MODE = args.l2_flush
     if args.op == "decode":
         args.grid = "decode"
     impls = args.impls.split(",")
@@ -488,7 +501,7 @@ def main():
     points = GRIDS[args.grid](args)
     if not points:
         sys.exit(f"peers: --seqlens {args.seqlens} selects no point of the {args.grid} grid")
-    result = {"env": environment(), "ceilings": ceilings(), "rows": []}
+    result = {"env": environment(), "l2_flush": args.l2_flush, "ceilings": ceilings(), "rows": []}
     for index, point in enumerate(points):
         if args.op == "decode":
             rows = bench_decode_point(args, impls, dtype, point)
