@@ -29,7 +29,8 @@ int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, in
   // A call whose CTAs fill 80% of the slots already gains only a better balanced tail from splitting: a
   // few per cent in the model, within the noise where it was measured (B 32 L 64k: 1%).
   if (ctas_per_split <= 0 || 5 * ctas_per_split >= 4 * sms * slots_per_sm) return 1;
-  const std::int64_t tiles = (std::max<std::int64_t>(capacity, 0) + kDecodeKeysPerTile - 1) / kDecodeKeysPerTile;
+  const std::int64_t tiles =
+      (std::max<std::int64_t>(capacity, 0) + kDecodeKeysPerTile - 1) / kDecodeKeysPerTile;
   const int max_splits =
       static_cast<int>(std::clamp<std::int64_t>(tiles / kMinTilesPerSplit, 1, kMaxAutoSplits));
   const double tile_alone = static_cast<double>(head_dim) / 128.0;
@@ -48,6 +49,10 @@ int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, in
     if (c < best_cost) best = s, best_cost = c;
   }
   return best;
+}
+
+bool combine_splits_in_clusters(int num_splits, std::int64_t work_items, int resident_clusters) {
+  return num_splits > 1 && work_items > 0 && work_items <= resident_clusters;
 }
 
 KVCachePlan plan_kvcache(const KVCacheParams& params, int num_sms) {

@@ -49,6 +49,15 @@ constexpr int decode_ctas_per_sm(int head_dim) { return head_dim <= 192 ? 2 : 1;
 int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, int num_sms, int ctas_per_sm,
                           int head_dim);
 
+/// Whether the num_splits CTAs of each of `work_items` (batch, kv head, row block) combine inside one
+/// thread-block cluster (sm90: no partials, no combine kernel) rather than through the combine kernel:
+/// only with several splits and when every cluster of the grid is resident at once. `resident_clusters` is
+/// how many clusters of num_splits CTAs the device holds at once (0: no cluster path). Past one wave of
+/// clusters the combine kernel is faster: a cluster waits for a whole GPC's worth of free slots, and its
+/// CTAs hold theirs until the slowest sibling is done (H200, B 4 L 8k, 32 clusters of 8: 74 µs against 50
+/// through the combine kernel).
+bool combine_splits_in_clusters(int num_splits, std::int64_t work_items, int resident_clusters);
+
 /// The decode launch of one call and its workspace (byte offsets into one buffer).
 struct KVCachePlan {
   int row_blocks = 0;  ///< ceil(Sq * (H / Hk) / kDecodeRowsPerCta).

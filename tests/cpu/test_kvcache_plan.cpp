@@ -70,6 +70,15 @@ TEST(KVCachePlan, OneCtaPerSmHeadDimsSplitWithinTheirSlots) {
   EXPECT_LE(8 * splits, kH200Sms);
 }
 
+TEST(KVCachePlan, SplitsCombineInClustersOnlyWhenEveryClusterIsResident) {
+  EXPECT_TRUE(combine_splits_in_clusters(8, 8, 16));    // B 1, Hk 8: 8 clusters of 8, 16 fit
+  EXPECT_TRUE(combine_splits_in_clusters(2, 32, 32));   // exactly one wave of clusters
+  EXPECT_FALSE(combine_splits_in_clusters(8, 32, 31));  // one cluster past the wave (session 10's B 4 case)
+  EXPECT_FALSE(combine_splits_in_clusters(1, 8, 64));   // one split: nothing to combine
+  EXPECT_FALSE(combine_splits_in_clusters(4, 8, 0));    // no cluster path on this device or kernel
+  EXPECT_FALSE(combine_splits_in_clusters(4, 0, 16));   // an empty grid launches nothing
+}
+
 KVCacheParams decode_params() {
   KVCacheParams p;
   p.dtype = DType::bf16;

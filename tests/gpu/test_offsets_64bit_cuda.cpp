@@ -1,10 +1,11 @@
 // 64-bit offsets on the GPU (DESIGN.md §1): a batch whose second entry starts more than 2^31 elements past
 // the first is addressed exactly by every CUDA path, forward and backward, and by decoding from (and
-// appending to) a cache whose entries (dense) or pages (paged) lie that far apart. The far entry's outputs must be
-// bitwise identical to the same problem computed from compact tensors (the backward with deterministic =
-// true, so dQ's fp32 sums are ordered); an offset truncated to 32 bits reads entry 0's different data, writes
-// elsewhere (the poisoned outputs stay NaN) or faults. Each strided tensor spans 4 GiB of device memory, 32
-// GiB in all; a device that cannot hold them skips. (The CPU backend's counterpart: test_offsets_64bit.cpp.)
+// appending to) a cache whose entries (dense) or pages (paged) lie that far apart. The far entry's outputs
+// must be bitwise identical to the same problem computed from compact tensors (the backward with
+// deterministic = true, so dQ's fp32 sums are ordered); an offset truncated to 32 bits reads entry 0's
+// different data, writes elsewhere (the poisoned outputs stay NaN) or faults. Each strided tensor spans 4 GiB
+// of device memory, 32 GiB in all; a device that cannot hold them skips. (The CPU backend's counterpart:
+// test_offsets_64bit.cpp.)
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -67,7 +67,8 @@ int max_active_clusters(int device, int cluster_size, int threads, int smem_byte
   if (cluster_size < 2 || cluster_size > kMaxClusterSize) return 0;
   return cache[cluster_size].get(device, [&] {
     const void* kernel = reinterpret_cast<const void*>(kKernel);
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes) != cudaSuccess) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes) !=
+        cudaSuccess) {
       return 0;
     }
     if (cluster_size > 8 &&

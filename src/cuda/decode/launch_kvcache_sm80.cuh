@@ -73,19 +73,20 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   info.num_splits = plan.num_splits;
   info.num_threads = 0;
   info.num_ctas = static_cast<int>(ctas);
-  // The splits combine in their cluster where the GPU has clusters, the kernel this GPU runs was compiled
-  // with the cluster code (compute_90 or newer), they fit one cluster, and every cluster of the grid is
-  // resident at once. Past one wave of clusters the combine kernel is faster: a cluster waits for a whole
-  // GPC's worth of free slots, and its CTAs hold theirs until the slowest sibling is done (measured on an
-  // H200, B 4 L 8k, 32 clusters of 8: 74 µs against 50 through the combine kernel). (The plan's workspace
-  // still holds partials for them: its size is a function of the shapes only, the same on every GPU.)
+  // The splits combine in their cluster (core::combine_splits_in_clusters) where the GPU has clusters, the
+  // kernel this GPU runs was compiled with the cluster code (compute_90 or newer) and they fit one cluster.
+  // (The plan's workspace still holds partials for them: its size is a function of the shapes only, the
+  // same on every GPU.)
   constexpr auto* kernel = &decode_sm80_kernel<Element, kHeadDim>;
   constexpr int kSmem = Layouts::kSmemBytes;
-  const std::int64_t work_items = ctas / plan.num_splits;
-  const bool cluster = major >= 9 && plan.num_splits > 1 && plan.num_splits <= kMaxClusterSplits &&
-                       kernel_ptx_version<kernel>(args.device.index) >= 90 &&
-                       work_items <= max_active_clusters<kernel>(args.device.index, plan.num_splits,
-                                                                 Layouts::kThreads, kSmem);
+  const bool clusters_possible = major >= 9 && plan.num_splits > 1 && plan.num_splits <= kMaxClusterSplits &&
+                                 kernel_ptx_version<kernel>(args.device.index) >= 90;
+  const int resident_clusters =
+      clusters_possible
+          ? max_active_clusters<kernel>(args.device.index, plan.num_splits, Layouts::kThreads, kSmem)
+          : 0;
+  const bool cluster =
+      core::combine_splits_in_clusters(plan.num_splits, ctas / plan.num_splits, resident_clusters);
   info.cluster_size = cluster ? plan.num_splits : 0;
 
   const auto stream = static_cast<cudaStream_t>(args.stream);

@@ -191,8 +191,8 @@ struct DecodeMainloopSm80 {
   /// D = 96, 192 (12 or 24 chunks a row, which do not divide 128 threads): each chunk finds its own row.
   __device__ __forceinline__ static void load_kv_tile_gathered(const DecodeKernelParams& params,
                                                                typename Layouts::SharedStorage& smem,
-                                                               const CacheRows& cache, const Work& work, int n,
-                                                               int slot) {
+                                                               const CacheRows& cache, const Work& work,
+                                                               int n, int slot) {
     auto load_chunk = [&](int i) __attribute__((always_inline)) {
       const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
       const int row = chunk / kChunksPerRow;  // key within the tile
