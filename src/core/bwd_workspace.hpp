@@ -1,12 +1,7 @@
-// flashattn — the device workspace of a CUDA backward, O(S) in the sequence length: per (query row, head)
+// flashattn — the device workspace of a CUDA backward, O(S) in the sequence length: per (query token, head)
 // the lse in log2 units and D = rowsum(dO ∘ O), and the fp32 dQ accumulator. The caller may pass it
 // (backward_workspace_size() gives the size); else the library allocates it on the call's stream.
 // Plain layout arithmetic, shared by the host (sizes) and the kernels (indices).
-//
-// lse and D are stored per (batch, head) in stat_rows = max_seqlen_q rounded up to kMinBlockM rows, the
-// rows past the sequence's end holding lse = +inf and D = 0 (the preprocess writes every row): a query
-// block's statistics are then one contiguous, 256-byte aligned span that a kernel can copy in bulk without
-// bounds checks, and a row past the end gets P = exp2(t - inf) = 0 and dS = 0 from them alone.
 //
 // Deterministic runs add one int per (batch, head, query block): the dQ semaphore that orders the key
 // blocks' additions to that block's accumulator.
@@ -29,14 +24,13 @@ struct BwdWorkspace {
   /// rows, so max_bytes() covers every kernel (a kernel's block_m must be a multiple of it).
   static constexpr int kMinBlockM = 64;
 
-  float* lse_log2 = nullptr;  ///< (B, H, stat_rows): lse * log2(e); +inf where lse = -inf (exp2(t - it) = 0).
-  float* dsum = nullptr;      ///< (B, H, stat_rows): D_i = rowsum(dO_i ∘ O_i).
+  float* lse_log2 = nullptr;  ///< (H, tokens): lse * log2(e); +inf where lse = -inf, so exp2(t - it) = 0.
+  float* dsum = nullptr;      ///< (H, tokens): D_i = rowsum(dO_i ∘ O_i).
   float* dq_accum = nullptr;  ///< (tokens, H, D): sum over key blocks of dS · K, unscaled.
   /// Deterministic runs only (else null): (B, H, m_blocks) key blocks done adding into each query block.
   int* dq_semaphore = nullptr;
   std::int64_t tokens = 0;
-  int stat_rows = 0;  ///< Rows of lse_log2 and dsum per (batch, head): max_seqlen_q rounded up to kMinBlockM.
-  int m_blocks = 0;   ///< Query blocks of block_m rows per (batch, head).
+  int m_blocks = 0;  ///< Query blocks of block_m rows per (batch, head).
 
   /// Host: bytes the workspace of `p` takes for a kernel of `block_m` query rows per block. Each part starts
   /// on a 256-byte boundary (16-byte vectors).
@@ -54,7 +48,6 @@ struct BwdWorkspace {
     w.dq_accum = reinterpret_cast<float*>(bytes + o.dq_accum);
     w.dq_semaphore = p.deterministic ? reinterpret_cast<int*>(bytes + o.dq_semaphore) : nullptr;
     w.tokens = tokens_of(p);
-    w.stat_rows = stat_rows_of(p);
     w.m_blocks = m_blocks_of(p, block_m);
     return w;
   }
@@ -67,9 +60,9 @@ struct BwdWorkspace {
   FLASHATTN_HOST_DEVICE std::int64_t token(const BackwardParams& p, int b, int row) const {
     return (p.is_varlen() ? p.q_start(b) : std::int64_t{b} * p.max_seqlen_q) + row;
   }
-  /// Index of row `row` (< stat_rows) of (batch, head) in lse_log2 and dsum.
-  FLASHATTN_HOST_DEVICE std::int64_t stat_index(const BackwardParams& p, int batch, int head, int row) const {
-    return (std::int64_t{batch} * p.heads + head) * stat_rows + row;
+  /// Index of (head, token) in lse_log2 and dsum.
+  FLASHATTN_HOST_DEVICE std::int64_t stat_index(int head, std::int64_t token) const {
+    return head * tokens + token;
   }
   /// Index of element 0 of (token, head) in dq_accum.
   FLASHATTN_HOST_DEVICE std::int64_t dq_index(const BackwardParams& p, std::int64_t token, int head) const {
@@ -82,9 +75,6 @@ struct BwdWorkspace {
 
  private:
   static std::int64_t tokens_of(const BackwardParams& p) { return std::int64_t{p.batch} * p.max_seqlen_q; }
-  static int stat_rows_of(const BackwardParams& p) {
-    return (p.max_seqlen_q + kMinBlockM - 1) / kMinBlockM * kMinBlockM;
-  }
   static int m_blocks_of(const BackwardParams& p, int block_m) {
     return (p.max_seqlen_q + block_m - 1) / block_m;
   }
@@ -94,14 +84,13 @@ struct BwdWorkspace {
     std::size_t lse_log2, dsum, dq_accum, dq_semaphore, end;
   };
   static Offsets offsets(const BackwardParams& p, int block_m) {
-    const std::size_t stats = static_cast<std::size_t>(p.batch) * p.heads * stat_rows_of(p);
-    const std::size_t token_heads = static_cast<std::size_t>(tokens_of(p)) * p.heads;
+    const std::size_t stats = static_cast<std::size_t>(tokens_of(p)) * p.heads;
     auto bytes_of = [](std::size_t floats) { return (floats * sizeof(float) + 255) / 256 * 256; };
     Offsets o;
     o.lse_log2 = 0;
     o.dsum = o.lse_log2 + bytes_of(stats);
     o.dq_accum = o.dsum + bytes_of(stats);
-    o.dq_semaphore = o.dq_accum + bytes_of(token_heads * p.head_dim);
+    o.dq_semaphore = o.dq_accum + bytes_of(stats * p.head_dim);
     const std::size_t semaphores =
         p.deterministic ? static_cast<std::size_t>(p.batch) * p.heads * m_blocks_of(p, block_m) : 0;
     o.end = o.dq_semaphore + bytes_of(semaphores);  // int and float are both 4 bytes

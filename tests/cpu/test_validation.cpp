@@ -229,12 +229,11 @@ TEST_F(ValidationTest, BackwardWorkspace) {
   EXPECT_EQ(backward_workspace_size(backward_args()), 0u);
   BackwardArgs cuda = backward_args();
   cuda.device = Device{DeviceKind::cuda, 0};
-  // lse and D per (batch, head) of B = 2, H = 4 in Sq = 5 rows padded to a 64-row block (2048 bytes each),
-  // D = 8 fp32 of dQ per (token, head) of B * Sq = 10 tokens (1280 bytes), each part rounded up to 256
-  // bytes; deterministic adds B * H * ceil(Sq / 64) ints.
-  EXPECT_EQ(backward_workspace_size(cuda), 2048u + 2048u + 1280u);
+  // Per (token, head) of B * Sq = 10 tokens and H = 4 heads: lse and D (160 bytes each) and D = 8 fp32 of
+  // dQ (1280 bytes), each part rounded up to 256 bytes; deterministic adds B * H * ceil(Sq / 64) ints.
+  EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u);
   cuda.deterministic = true;
-  EXPECT_EQ(backward_workspace_size(cuda), 2048u + 2048u + 1280u + 256u);
+  EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u + 256u);
   cuda.lse = TensorView{};
   EXPECT_EQ(backward_workspace_size(cuda), 0u);
 }

@@ -15,9 +15,6 @@ namespace flashattn::cuda {
 /// Rows and threads of one CTA of the pre- and postprocess kernels (a warp per row, rows strided).
 inline constexpr int kBwdRowsPerCta = 64;
 inline constexpr int kBwdRowThreads = 128;
-static_assert(
-    kBwdRowsPerCta == BwdWorkspace::kMinBlockM,
-    "a preprocess CTA writes whole blocks of the workspace's stat rows, past the sequence's end too");
 
 /// The (row block, head, batch) of this CTA of a pre- or postprocess grid (one CTA per triple, flattened into
 /// x, row blocks fastest) and its sequence's query rows.
@@ -46,8 +43,8 @@ __global__ void __launch_bounds__(kBwdRowThreads)
   const auto [block, head, batch, seqlen_q] = BwdRowBlock(p);
   const int lane = threadIdx.x % 32;
 
-  const int rows_end = min(seqlen_q, (block + 1) * kBwdRowsPerCta);
-  for (int row = block * kBwdRowsPerCta + threadIdx.x / 32; row < rows_end; row += kBwdRowThreads / 32) {
+  for (int row = block * kBwdRowsPerCta + threadIdx.x / 32; row < min(seqlen_q, (block + 1) * kBwdRowsPerCta);
+       row += kBwdRowThreads / 32) {
     const std::int64_t q_row = p.q_start(batch) + row;
     float dot = 0.0f;
     if (lane < kVectors) {
@@ -64,19 +61,14 @@ __global__ void __launch_bounds__(kBwdRowThreads)
     CUTE_UNROLL
     for (int offset = 16; offset > 0; offset /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, offset);
 
-    float* dq = ws.dq_accum + ws.dq_index(p, ws.token(p, batch, row), head);
+    const std::int64_t token = ws.token(p, batch, row);
+    float* dq = ws.dq_accum + ws.dq_index(p, token, head);
     for (int i = lane; i < kHeadDim / 4; i += 32) reinterpret_cast<float4*>(dq)[i] = make_float4(0, 0, 0, 0);
     if (lane == 0) {
       const float lse = p.lse[batch * p.lse_batch_stride + head * p.lse_head_stride + q_row];
-      ws.lse_log2[ws.stat_index(p, batch, head, row)] = lse == -INFINITY ? INFINITY : lse * kLog2e;
-      ws.dsum[ws.stat_index(p, batch, head, row)] = dot;
+      ws.lse_log2[ws.stat_index(head, token)] = lse == -INFINITY ? INFINITY : lse * kLog2e;
+      ws.dsum[ws.stat_index(head, token)] = dot;
     }
-  }
-  // The block's rows past the sequence's end (BwdWorkspace: every stat row is written): P = 0, dS = 0.
-  for (int row = max(rows_end, block * kBwdRowsPerCta) + static_cast<int>(threadIdx.x);
-       row < (block + 1) * kBwdRowsPerCta; row += kBwdRowThreads) {
-    ws.lse_log2[ws.stat_index(p, batch, head, row)] = INFINITY;
-    ws.dsum[ws.stat_index(p, batch, head, row)] = 0.0f;
   }
 }
 

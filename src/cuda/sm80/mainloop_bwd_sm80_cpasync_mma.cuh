@@ -184,7 +184,7 @@ struct BwdMainloopSm80 {
       for (int r = 0; r < kRows; ++r) {
         const int row = row0 + get<0>(tScS_rc(r, 0));
         const bool valid = row < work.seqlen_q;
-        const std::int64_t index = ws.stat_index(p, work.batch, head, valid ? row : 0);
+        const std::int64_t index = ws.stat_index(head, ws.token(p, work.batch, valid ? row : 0));
         lse_log2[r] = valid ? ws.lse_log2[index] : INFINITY;
         dsum[r] = valid ? ws.dsum[index] : 0.0f;
       }

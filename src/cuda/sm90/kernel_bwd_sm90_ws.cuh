@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
 
   const int warp_group = cutlass::canonical_warp_group_idx();
   typename Pipeline::Params pipeline_params;
-  pipeline_params.transaction_bytes = 2 * Layouts::kTmaBytesQ + 2 * Layouts::kBulkBytesStat;  // Q, dO, lse, D
+  pipeline_params.transaction_bytes = 2 * Layouts::kTmaBytesQ;  // Q and dO of a step
   pipeline_params.role =
       warp_group == 0 ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
   pipeline_params.is_leader = threadIdx.x == 0;

@@ -21,7 +21,6 @@
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
-#include "core/bwd_workspace.hpp"
 #include "cuda/sm90/tile_bwd_sm90.hpp"
 #include "cuda/sm90/wgmma_shapes.hpp"
 
@@ -136,11 +135,6 @@ struct BwdLayoutsSm90 {
   // A TMA box always delivers its full byte count (out-of-bounds rows arrive as zeros).
   static constexpr std::uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
   static constexpr std::uint32_t kTmaBytesK = kBlockN * kHeadDim * sizeof(Element);
-  /// A query block's lse and D: one contiguous span each in the workspace (BwdWorkspace's stat rows, padded
-  /// per (batch, head) to whole blocks of kMinBlockM rows, so a block never reads past its sequence's rows).
-  static constexpr std::uint32_t kBulkBytesStat = kBlockM * sizeof(float);
-  static_assert(kBlockM == core::BwdWorkspace::kMinBlockM,
-                "a query block's stat rows are one aligned span inside its (batch, head) rows");
 
   using PipelineQdO = cutlass::PipelineTmaAsync<kStages>;
 
@@ -153,9 +147,8 @@ struct BwdLayoutsSm90 {
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> v;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutdS>> ds;
     alignas(1024) cute::array_aligned<float, cute::cosize_v<SmemLayoutdQ>> dq;
-    /// lse * log2(e) and D = rowsum(dO ∘ O) of the query rows of each stage: bulk-copied with its Q and dO.
-    alignas(16) float lse_log2[kStages][kBlockM];
-    alignas(16) float dsum[kStages][kBlockM];
+    float lse_log2[2][kBlockM];  ///< lse * log2(e) of the query rows of a step, double-buffered.
+    float dsum[2][kBlockM];      ///< D = rowsum(dO ∘ O) of the same rows.
     typename PipelineQdO::SharedStorage pipeline_qdo;  ///< Q and dO of a step landed / were read.
     cutlass::arch::ClusterTransactionBarrier kv_full;  ///< K and V landed (TMA transaction bytes).
   };

@@ -9,9 +9,8 @@
 //   dQ  = dS·K, staged in shared memory and added to the workspace by a TMA reduce-add
 //
 // Producer warp 0 (one thread): TMA-loads K and V once (one transaction barrier), then Q and dO of every
-// step, with the lse and D of its query rows (two 256-byte bulk copies), into a ring of kStages stages
-// guarded by a CUTLASS PipelineTmaAsync (full: every byte of the stage landed; empty: every consumer
-// thread is done reading the stage, i.e. its dV and dK wgmmas completed).
+// step into a ring of kStages stages guarded by a CUTLASS PipelineTmaAsync (full: both tiles' bytes
+// landed; empty: every consumer thread is done reading the stage, i.e. its dV and dK wgmmas completed).
 //
 // Producer warp 1, the dQ writer: per step and consumer warpgroup, waits for the warpgroup's dQ half in
 // shared memory (named barrier kDqFull + w), issues one TMA reduce-add of it into the accumulator (the
@@ -42,10 +41,9 @@
 // compute P = exp2(s·scale·log2 e - lse) with no mask; masked blocks and every block of a run with ALiBi
 // apply the forward's transform and mask; softcap blocks fold 1 - tanh² (the chain rule) into dP - D.
 //
-// lse and D of a step's query rows arrive with its Q and dO, so no consumer thread waits on global memory
-// (ncu, session 11: the consumers' own loads of them one step ahead cost ~5% of the consumer stall samples,
-// all in warpgroup 0, which warpgroup 1 then waited for at the dS barrier). Rows past the sequence's end
-// read lse = +inf and D = 0 (BwdWorkspace pads the stat rows): their P and dS are 0.
+// lse and D of a step's query rows: read from the workspace by the consumers one step ahead into a
+// double-buffered shared array (published by the same per-step barrier as dS), so that no thread holds
+// them in registers across the products.
 #pragma once
 
 #include <cmath>
@@ -179,8 +177,6 @@ struct BwdMainloopSm90 {
                                tma.get_tma_tensor(params.shape_q)(_, _, head, work.tma_batch));
       return local_tile(m, Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(_, _0{}));
     };
-    const BackwardParams& p = params.base.problem;
-    const BwdWorkspace& ws = params.base.workspace;
     State write = cutlass::make_producer_start_state<Pipeline>();
     for (int s = 0; s < work.steps(); ++s) {
       const int head = work.head_of(s);
@@ -190,14 +186,11 @@ struct BwdMainloopSm90 {
                                         group_modes<0, 2>(query_tiles(params.tma_q, head)));
       auto [tdOgdO, tdOsdO] = tma_partition(params.tma_do, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdO),
                                             group_modes<0, 2>(query_tiles(params.tma_do, head)));
-      pipeline.producer_acquire(write);  // also expects the stage's bytes (the kernel's transaction_bytes)
-      auto* full = pipeline.producer_get_barrier(write);
-      copy(params.tma_q.with(*full), tQgQ(_, m_block), tQsQ(_, write.index()));
-      copy(params.tma_do.with(*full), tdOgdO(_, m_block), tdOsdO(_, write.index()));
-      const std::int64_t stats = ws.stat_index(p, work.batch, head, m_block * kBlockM);
-      SM90_BULK_COPY_G2S::copy(ws.lse_log2 + stats, full, smem.lse_log2[write.index()],
-                               Layouts::kBulkBytesStat);
-      SM90_BULK_COPY_G2S::copy(ws.dsum + stats, full, smem.dsum[write.index()], Layouts::kBulkBytesStat);
+      pipeline.producer_acquire(write);  // also expects the stage's 2 * kTmaBytesQ bytes
+      copy(params.tma_q.with(*pipeline.producer_get_barrier(write)), tQgQ(_, m_block),
+           tQsQ(_, write.index()));
+      copy(params.tma_do.with(*pipeline.producer_get_barrier(write)), tdOgdO(_, m_block),
+           tdOsdO(_, write.index()));
       ++write;
     }
   }
@@ -280,6 +273,7 @@ struct BwdMainloopSm90 {
     using namespace cute;
     const BwdKernelParams& base = params.base;
     const BackwardParams& p = base.problem;
+    const BwdWorkspace& ws = base.workspace;
     const int steps = work.steps();
     if (steps <= 0) return;
 
@@ -346,18 +340,48 @@ struct BwdMainloopSm90 {
       publish_shared_writes();
     }
 
+    // The lse (log2 units; +inf past the sequence end or for a row with no key, so P = 0) and D of the
+    // rows of step s, staged by the consumers into buffer s % 2 of shared memory one step ahead: written
+    // during step s - 1 (after that thread passed step s - 2's dS barrier, which follows every read of
+    // the buffer's previous contents) and read in step s (after step s - 1's dS barrier).
+    // Each of the first 2 * BLOCK_M consumer threads loads one value (lse, then D) and later stores it, so
+    // the load's latency passes under the step's products instead of stalling the thread at the store.
+    auto load_stat = [&](int s) {
+      float value = 0.0f;
+      if (thread < 2 * kBlockM) {
+        const int row = work.m_block_of(s) * kBlockM + thread % kBlockM;
+        const bool valid = row < work.seqlen_q;
+        const std::int64_t index = ws.stat_index(work.head_of(s), ws.token(p, work.batch, valid ? row : 0));
+        if (thread < kBlockM) {
+          value = valid ? ws.lse_log2[index] : INFINITY;
+        } else {
+          value = valid ? ws.dsum[index] : 0.0f;
+        }
+      }
+      return value;
+    };
+    auto store_stat = [&](int s, float value) {
+      if (thread < kBlockM) {
+        smem.lse_log2[s & 1][thread] = value;
+      } else if (thread < 2 * kBlockM) {
+        smem.dsum[s & 1][thread - kBlockM] = value;
+      }
+    };
+    store_stat(0, load_stat(0));
+    cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
+
     State read;
     auto step = [&](int s, auto kind) __attribute__((always_inline)) {
       constexpr StepKind kKind = decltype(kind)::value;
       const int head = work.head_of(s);
       const int m_block = work.m_block_of(s);
       const int row0 = m_block * kBlockM;
+      const float* lse_log2 = smem.lse_log2[s & 1];  // by query row of the block
+      const float* dsum = smem.dsum[s & 1];
       auto row_of = [&](int c) { return get<1>(tScS_rc(0, c)); };  // query row (in the block) of column c
 
       pipeline.consumer_wait(read);
       const int stage = read.index();
-      const float* lse_log2 = smem.lse_log2[stage];  // by query row of the block
-      const float* dsum = smem.dsum[stage];
       // The last query block of a varlen sequence: zero Q and dO past the sequence end.
       if (p.is_varlen() && row0 + kBlockM > work.seqlen_q) {
         Tensor sQ_stage = sQ(_, _, stage);
@@ -368,6 +392,7 @@ struct BwdMainloopSm90 {
       }
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), tSrS);
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage), tSrdP);
+      const float next_stat = s + 1 < steps ? load_stat(s + 1) : 0.0f;
 
       if constexpr (kKind == StepKind::softcap) {
         // dS = P ∘ (1 - tanh²) ∘ (dP - D): the factor is folded into dP - D as the scores are
@@ -429,9 +454,10 @@ struct BwdMainloopSm90 {
       convert_fragment_into(tSrdP, rdS);
       const int ds_buffer = s & 1;
       copy(copy_ds, tdSrdS, tdSsdS(_, _, _, ds_buffer));
+      if (s + 1 < steps) store_stat(s + 1, next_stat);
 
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
-      publish_shared_writes();  // dS of all BLOCK_N keys is in shared memory
+      publish_shared_writes();  // dS of all BLOCK_N keys (and the next step's lse and D) are in shared memory
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, ds_buffer), tdQrKt, tdQrdQ);
       gmma_wait<0>(acc_dv, acc_dk, tdQrdQ, tdVrP, tdKrdS);
       pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
