@@ -1,8 +1,10 @@
 // flashattn — compile-time layouts of the Hopper backward kernel: the wgmma tiled MMAs of the five
 // products, the swizzled shared-memory layouts TMA writes and wgmma reads (with their transposed views),
-// the TMA copy types and the shared storage of one CTA.
+// the TMA copy types and the shared storage of one CTA. BwdLayoutsSm90Common holds what both ways of
+// sharing the work between the consumer warpgroups (tile_bwd_sm90.hpp) use; BwdLayoutsSm90 adds the
+// products of one way: here the keys split (D <= 128), in layouts_bwd_sm90_split_head_dim.cuh the head dim.
 //
-// Products (consumer warpgroup w owns keys [64 w, 64 w + 64) of the CTA's BLOCK_N):
+// Products, keys split (consumer warpgroup w owns keys [64 w, 64 w + 64) of the CTA's BLOCK_N):
 //   Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ     (BLOCK_N, BLOCK_M), K mode HEAD_DIM   SS: K / V and Q / dO, all K-major
 //   dV += Pᵀ·dO, dK += dSᵀ·Q   (BLOCK_N, HEAD_DIM), K mode BLOCK_M   RS: Pᵀ / dSᵀ from the registers of
 //                                                                     Sᵀ / dPᵀ; dO / Q MN-major views
@@ -26,46 +28,23 @@
 
 namespace flashattn::cuda::sm90 {
 
-template <class Element, int kHeadDim>
-struct BwdLayoutsSm90 {
-  static constexpr BwdTileSm90 kTile = bwd_tile_sm90(kHeadDim);
-  static_assert(kTile.block_m > 0, "no sm90 backward tile configuration for this head dim");
-  static constexpr int kBlockM = kTile.block_m;
-  static constexpr int kBlockN = kTile.block_n;
-  static constexpr int kStages = kTile.stages;
+/// What both ways of splitting the work use: Q and dO (BLOCK_M, HEAD_DIM) in a ring of kStages, K and V
+/// (BLOCK_N, HEAD_DIM), the fp32 dQ staging buffer of the TMA reduce-add (each warpgroup's half of the
+/// head-dim columns one block), and the TMA copy types.
+template <class Element, int kHeadDim_, int kBlockM_, int kBlockN_, int kStages_>
+struct BwdLayoutsSm90Common {
+  static constexpr int kHeadDim = kHeadDim_;
+  static constexpr int kBlockM = kBlockM_;
+  static constexpr int kBlockN = kBlockN_;
+  static constexpr int kStages = kStages_;
   static constexpr int kConsumerWarpGroups = 2;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   /// Head-dim columns of dQ per consumer warpgroup.
   static constexpr int kHeadDimPerWarpGroup = kHeadDim / kConsumerWarpGroups;
-  static_assert(kBlockN == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 keys");
-  static_assert(
-      wgmma_n_is_one_instruction(kBlockM) && wgmma_n_is_one_instruction(kHeadDim) &&
-          wgmma_n_is_one_instruction(kHeadDimPerWarpGroup),
-      "a GEMM width needs CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED in this TU (cmake/FlashattnCuda.cmake)");
-  static_assert(kBlockM % 64 == 0 && kBlockM <= 256,
-                "BLOCK_M: the N of Sᵀ (<= 256) and the width of dS's 64-row MN-major swizzle atom");
   static_assert(kHeadDim % 64 == 0 && kHeadDim <= 256,
-                "head dim: whole 128-byte rows of Q and dO, the N of dK and dV (<= 256), and halves of at "
-                "least 32 columns (one 64-byte MN-major atom of Kᵀ per warpgroup in dQ)");
-
-  // ---- Tensor cores.
-  using AtomLayoutKeys = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
-  using AtomLayoutHeadDim = cute::Layout<cute::Shape<cute::_1, cute::Int<kConsumerWarpGroups>, cute::_1>>;
-  using TiledMmaSdP = decltype(cute::make_tiled_mma(
-      cute::GMMA::ss_op_selector<Element, Element, float,
-                                 cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>>(),
-      AtomLayoutKeys{}));
-  using TiledMmadKV = decltype(cute::make_tiled_mma(
-      cute::GMMA::rs_op_selector<Element, Element, float,
-                                 cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockM>>,
-                                 cute::GMMA::Major::K, cute::GMMA::Major::MN>(),
-      AtomLayoutKeys{}));
-  using TiledMmadQ = decltype(cute::make_tiled_mma(
-      cute::GMMA::ss_op_selector<Element, Element, float,
-                                 cute::Shape<cute::_64, cute::Int<kHeadDimPerWarpGroup>, cute::Int<kBlockN>>,
-                                 cute::GMMA::Major::MN, cute::GMMA::Major::MN>(),
-      AtomLayoutHeadDim{}));
+                "head dim: whole 128-byte rows of Q and dO, and halves of at least 32 columns (one 64-byte "
+                "MN-major atom of Kᵀ per warpgroup in dQ)");
 
   // ---- Shared memory. Q and dO: 128-byte swizzled rows, a ring of kStages. K and V: the swizzle whose
   // MN-major reading (Kᵀ in dQ) is as wide as one warpgroup's half of the head dim (64 or 32 columns).
@@ -77,13 +56,8 @@ struct BwdLayoutsSm90 {
                          cute::GMMA::Layout_K_SW64_Atom<Element>>;
   using SmemLayoutK = decltype(cute::tile_to_shape(
       SmemAtomK{}, cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>>{}));  // (N, D), also V
-  // dS (BLOCK_M, BLOCK_N), query rows contiguous: written from dSᵀ registers, whose pairs of adjacent
-  // columns are adjacent query rows. Double-buffered (see the mainloop).
-  using SmemLayoutdS = decltype(cute::tile_to_shape(
-      cute::GMMA::Layout_MN_SW128_Atom<Element>{},
-      cute::Shape<cute::Int<kBlockM>, cute::Int<kBlockN>, cute::_2>{}));  // (M, N, 2)
 
-  // Transposed views: (d, m, stage) -> Q(m, d, stage) and so on.
+  // Transposed views: (d, m, stage) -> Q(m, d, stage) and (d, n) -> K(n, d).
   using SmemLayoutQt = decltype(cute::composition(
       SmemLayoutQ{},
       cute::make_layout(
@@ -92,11 +66,6 @@ struct BwdLayoutsSm90 {
   using SmemLayoutKt = decltype(cute::composition(
       SmemLayoutK{}, cute::make_layout(cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>>{},
                                        cute::Stride<cute::Int<kBlockN>, cute::_1>{})));  // (D, N)
-  using SmemLayoutdSt = decltype(cute::composition(
-      SmemLayoutdS{},
-      cute::make_layout(
-          cute::Shape<cute::Int<kBlockN>, cute::Int<kBlockM>, cute::_2>{},
-          cute::Stride<cute::Int<kBlockM>, cute::_1, cute::Int<kBlockM * kBlockN>>{})));  // (N, M, 2)
 
   // dQ (BLOCK_M, HEAD_DIM) fp32, staged for the TMA reduce-add: 128-byte swizzled rows of 32 floats, so a
   // warp's 8-byte stores of accumulator pairs (8 rows x 4 pairs) hit distinct banks. The atoms tile the
@@ -109,11 +78,6 @@ struct BwdLayoutsSm90 {
                                    cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDimPerWarpGroup>>{}));
   static_assert(kHeadDimPerWarpGroup % 32 == 0, "whole 128-byte rows of fp32 per warpgroup half of dQ");
   static_assert(cute::cosize_v<SmemLayoutdQ> == kConsumerWarpGroups * cute::cosize_v<SmemLayoutdQWarpGroup>);
-  using SmemCopyAtomdQ = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<64>, float>;
-
-  // Registers -> shared memory for dSᵀ: a thread's accumulator pairs are adjacent query rows, contiguous
-  // in dS, so the copy vectorises to 32-bit stores.
-  using SmemCopyAtomdS = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<32>, Element>;
 
   // ---- TMA: q, dout, k, v as (rows, head dim, heads, batch); varlen inputs are one batch of total rows,
   // each sequence a row offset. Rows past the extent read as zero.
@@ -137,23 +101,85 @@ struct BwdLayoutsSm90 {
   static constexpr std::uint32_t kTmaBytesK = kBlockN * kHeadDim * sizeof(Element);
 
   using PipelineQdO = cutlass::PipelineTmaAsync<kStages>;
+};
+
+/// The layouts of head dim kHeadDim's tile; its split_head_dim picks the specialisation.
+template <class Element, int kHeadDim, bool kSplitHeadDim = bwd_tile_sm90(kHeadDim).split_head_dim>
+struct BwdLayoutsSm90;
+
+/// The keys split between the consumer warpgroups (D <= 128).
+template <class Element, int kHeadDim>
+struct BwdLayoutsSm90<Element, kHeadDim, false>
+    : BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
+                           bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages> {
+  using Common = BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
+                                      bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages>;
+  static constexpr bool kSplitHeadDim = false;
+  static constexpr int kBlockM = Common::kBlockM;
+  static constexpr int kBlockN = Common::kBlockN;
+  static constexpr int kConsumerWarpGroups = Common::kConsumerWarpGroups;
+  static constexpr int kHeadDimPerWarpGroup = Common::kHeadDimPerWarpGroup;
+  static_assert(kBlockM > 0, "no sm90 backward tile configuration for this head dim");
+  static_assert(kBlockN == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 keys");
+  static_assert(
+      wgmma_n_is_one_instruction(kBlockM) && wgmma_n_is_one_instruction(kHeadDim) &&
+          wgmma_n_is_one_instruction(kHeadDimPerWarpGroup),
+      "a GEMM width needs CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED in this TU (cmake/FlashattnCuda.cmake)");
+  static_assert(kBlockM % 64 == 0 && kBlockM <= 256,
+                "BLOCK_M: the N of Sᵀ (<= 256) and the width of dS's 64-row MN-major swizzle atom");
+
+  // ---- Tensor cores.
+  using AtomLayoutKeys = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
+  using AtomLayoutHeadDim = cute::Layout<cute::Shape<cute::_1, cute::Int<kConsumerWarpGroups>, cute::_1>>;
+  using TiledMmaSdP = decltype(cute::make_tiled_mma(
+      cute::GMMA::ss_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>>(),
+      AtomLayoutKeys{}));
+  using TiledMmadKV = decltype(cute::make_tiled_mma(
+      cute::GMMA::rs_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockM>>,
+                                 cute::GMMA::Major::K, cute::GMMA::Major::MN>(),
+      AtomLayoutKeys{}));
+  using TiledMmadQ = decltype(cute::make_tiled_mma(
+      cute::GMMA::ss_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kHeadDimPerWarpGroup>, cute::Int<kBlockN>>,
+                                 cute::GMMA::Major::MN, cute::GMMA::Major::MN>(),
+      AtomLayoutHeadDim{}));
+
+  // dS (BLOCK_M, BLOCK_N), query rows contiguous: written from dSᵀ registers, whose pairs of adjacent
+  // columns are adjacent query rows. Double-buffered (see the mainloop).
+  using SmemLayoutdS = decltype(cute::tile_to_shape(
+      cute::GMMA::Layout_MN_SW128_Atom<Element>{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kBlockN>, cute::_2>{}));  // (M, N, 2)
+  using SmemLayoutdSt = decltype(cute::composition(
+      SmemLayoutdS{},
+      cute::make_layout(
+          cute::Shape<cute::Int<kBlockN>, cute::Int<kBlockM>, cute::_2>{},
+          cute::Stride<cute::Int<kBlockM>, cute::_1, cute::Int<kBlockM * kBlockN>>{})));  // (N, M, 2)
+
+  using SmemCopyAtomdQ = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<64>, float>;
+  // Registers -> shared memory for dSᵀ: a thread's accumulator pairs are adjacent query rows, contiguous
+  // in dS, so the copy vectorises to 32-bit stores.
+  using SmemCopyAtomdS = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<32>, Element>;
 
   // 1024-byte alignment: a 128-byte swizzle pattern repeats every 8 rows of 128 bytes, and TMA and wgmma
   // compute it from address bits.
   struct SharedStorage {
-    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q;
-    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> dout;
-    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> k;
-    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> v;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutQ>> q;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutQ>> dout;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutK>> k;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutK>> v;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutdS>> ds;
-    alignas(1024) cute::array_aligned<float, cute::cosize_v<SmemLayoutdQ>> dq;
+    alignas(1024) cute::array_aligned<float, cute::cosize_v<typename Common::SmemLayoutdQ>> dq;
     float lse_log2[2][kBlockM];  ///< lse * log2(e) of the query rows of a step, double-buffered.
     float dsum[2][kBlockM];      ///< D = rowsum(dO ∘ O) of the same rows.
-    typename PipelineQdO::SharedStorage pipeline_qdo;  ///< Q and dO of a step landed / were read.
-    cutlass::arch::ClusterTransactionBarrier kv_full;  ///< K and V landed (TMA transaction bytes).
+    typename Common::PipelineQdO::SharedStorage pipeline_qdo;  ///< Q and dO of a step landed / were read.
+    cutlass::arch::ClusterTransactionBarrier kv_full;          ///< K and V landed (TMA transaction bytes).
   };
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");
 };
 
 }  // namespace flashattn::cuda::sm90
+
+#include "cuda/sm90/layouts_bwd_sm90_split_head_dim.cuh"

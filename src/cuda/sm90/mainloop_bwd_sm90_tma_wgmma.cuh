@@ -68,7 +68,15 @@ namespace flashattn::cuda::sm90 {
 
 /// Named barriers of the backward kernel (ids above CUTLASS's reserved ones): kConsumers joins every
 /// consumer thread; kDqFull + w and kDqEmpty + w join consumer warpgroup w and the dQ writer warp.
-enum class BwdBarrier : std::uint32_t { kConsumers = 0, kDqFull = 1, kDqEmpty = 3 };
+/// With the head dim split, kPReady and kdSReady join every consumer thread: warpgroup 0's P, then warpgroup
+/// 1's dS, are in shared memory.
+enum class BwdBarrier : std::uint32_t {
+  kConsumers = 0,
+  kDqFull = 1,
+  kDqEmpty = 3,
+  kPReady = 5,
+  kdSReady = 6
+};
 
 template <class Element, int kHeadDim>
 struct BwdMainloopSm90 {
@@ -263,17 +271,28 @@ struct BwdMainloopSm90 {
     }
   }
 
-  /// Consumers: accumulates dK and dV (this warpgroup's 64 keys x HEAD_DIM, fp32 fragments of
-  /// TiledMmadKV) over the work's steps and adds dQ into the workspace. `thread` is the index among the
-  /// consumer threads.
+  /// Consumers: accumulates dK and dV (fp32 fragments of TiledMmadKV over (BLOCK_N, HEAD_DIM)) over the
+  /// work's steps and adds dQ into the workspace. `thread` is the index among the consumer threads.
   template <class AccDK, class AccDV>
   __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
                                  Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
                                  AccDV& acc_dv) {
+    if constexpr (Layouts::kSplitHeadDim) {
+      consume_split_head_dim(params, smem, pipeline, work, thread, acc_dk, acc_dv);
+    } else {
+      consume_keys(params, smem, pipeline, work, thread, acc_dk, acc_dv);
+    }
+  }
+
+ private:
+  /// consume() with the keys split: this warpgroup's 64 keys x HEAD_DIM of dK and dV.
+  template <class AccDK, class AccDV>
+  __device__ static void consume_keys(const Params& params, typename Layouts::SharedStorage& smem,
+                                      Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
+                                      AccDV& acc_dv) {
     using namespace cute;
     const BwdKernelParams& base = params.base;
     const BackwardParams& p = base.problem;
-    const BwdWorkspace& ws = base.workspace;
     const int steps = work.steps();
     if (steps <= 0) return;
 
@@ -340,34 +359,8 @@ struct BwdMainloopSm90 {
       publish_shared_writes();
     }
 
-    // The lse (log2 units; +inf past the sequence end or for a row with no key, so P = 0) and D of the
-    // rows of step s, staged by the consumers into buffer s % 2 of shared memory one step ahead: written
-    // during step s - 1 (after that thread passed step s - 2's dS barrier, which follows every read of
-    // the buffer's previous contents) and read in step s (after step s - 1's dS barrier).
-    // Each of the first 2 * BLOCK_M consumer threads loads one value (lse, then D) and later stores it, so
-    // the load's latency passes under the step's products instead of stalling the thread at the store.
-    auto load_stat = [&](int s) {
-      float value = 0.0f;
-      if (thread < 2 * kBlockM) {
-        const int row = work.m_block_of(s) * kBlockM + thread % kBlockM;
-        const bool valid = row < work.seqlen_q;
-        const std::int64_t index = ws.stat_index(work.head_of(s), ws.token(p, work.batch, valid ? row : 0));
-        if (thread < kBlockM) {
-          value = valid ? ws.lse_log2[index] : INFINITY;
-        } else {
-          value = valid ? ws.dsum[index] : 0.0f;
-        }
-      }
-      return value;
-    };
-    auto store_stat = [&](int s, float value) {
-      if (thread < kBlockM) {
-        smem.lse_log2[s & 1][thread] = value;
-      } else if (thread < 2 * kBlockM) {
-        smem.dsum[s & 1][thread - kBlockM] = value;
-      }
-    };
-    store_stat(0, load_stat(0));
+    // lse and D of step 0 (load_stat); each step stages the next step's before its dS barrier.
+    store_stat(smem, 0, thread, load_stat(params, work, 0, thread));
     cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
 
     State read;
@@ -392,7 +385,7 @@ struct BwdMainloopSm90 {
       }
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), tSrS);
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage), tSrdP);
-      const float next_stat = s + 1 < steps ? load_stat(s + 1) : 0.0f;
+      const float next_stat = s + 1 < steps ? load_stat(params, work, s + 1, thread) : 0.0f;
 
       if constexpr (kKind == StepKind::softcap) {
         // dS = P ∘ (1 - tanh²) ∘ (dP - D): the factor is folded into dP - D as the scores are
@@ -422,19 +415,7 @@ struct BwdMainloopSm90 {
           CUTE_UNROLL
           for (int i = 0; i < size(scores); ++i) scores(i) *= base.score_to_log2;
         }
-        // Rebuilt per masked step (a few integer ops) rather than held in registers across the loop.
-        const KeyRowQueryIntervals<kRows> intervals(p, tScS_rc, work.n0, work.seqlen_q, work.seqlen_k);
-        if (base.has_alibi) {
-          const float slope_log2 = p.alibi_slopes[work.batch * p.alibi_batch_stride + head] * kLog2e;
-          intervals.template apply<true>(scores, tScS_rc, row0, slope_log2);
-        } else {
-          intervals.template apply<false>(scores, tScS_rc, row0, 0.0f);
-        }
-        CUTE_UNROLL
-        for (int r = 0; r < kRows; ++r) {
-          CUTE_UNROLL
-          for (int c = 0; c < kCols; ++c) scores(r, c) = exp2_approx(scores(r, c) - lse_log2[row_of(c)]);
-        }
+        apply_mask_and_exp(params, work, head, row0, scores, tScS_rc, lse_log2);
       }
       convert_fragment_into(tSrS, rP);
       // dV += Pᵀ·dO runs while dS is computed (it reads rP, left untouched until the final wait).
@@ -454,7 +435,7 @@ struct BwdMainloopSm90 {
       convert_fragment_into(tSrdP, rdS);
       const int ds_buffer = s & 1;
       copy(copy_ds, tdSrdS, tdSsdS(_, _, _, ds_buffer));
-      if (s + 1 < steps) store_stat(s + 1, next_stat);
+      if (s + 1 < steps) store_stat(smem, s + 1, thread, next_stat);
 
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
       publish_shared_writes();  // dS of all BLOCK_N keys (and the next step's lse and D) are in shared memory
@@ -490,7 +471,42 @@ struct BwdMainloopSm90 {
     }
   }
 
- private:
+  /// consume() with the head dim split (mainloop_bwd_sm90_split_head_dim.cuh).
+  template <class AccDK, class AccDV>
+  __device__ static void consume_split_head_dim(const Params& params, typename Layouts::SharedStorage& smem,
+                                                Pipeline& pipeline, const Work& work, int thread,
+                                                AccDK& acc_dk, AccDV& acc_dv);
+
+  /// The lse (log2 units; +inf past the sequence end or for a row with no key, so P = 0) and D of the
+  /// rows of step s are staged by the consumers into buffer s % 2 of shared memory one step ahead: written
+  /// during step s - 1 (after that thread passed step s - 2's last all-consumer barrier, which follows
+  /// every read of the buffer's previous contents) and read in step s (after step s - 1's). Each of the
+  /// first 2 * BLOCK_M consumer threads loads one value (lse, then D) and later stores it, so the load's
+  /// latency passes under the step's products instead of stalling the thread at the store.
+  __device__ static float load_stat(const Params& params, const Work& work, int s, int thread) {
+    const BackwardParams& p = params.base.problem;
+    const BwdWorkspace& ws = params.base.workspace;
+    float value = 0.0f;
+    if (thread < 2 * kBlockM) {
+      const int row = work.m_block_of(s) * kBlockM + thread % kBlockM;
+      const bool valid = row < work.seqlen_q;
+      const std::int64_t index = ws.stat_index(work.head_of(s), ws.token(p, work.batch, valid ? row : 0));
+      if (thread < kBlockM) {
+        value = valid ? ws.lse_log2[index] : INFINITY;
+      } else {
+        value = valid ? ws.dsum[index] : 0.0f;
+      }
+    }
+    return value;
+  }
+  __device__ static void store_stat(typename Layouts::SharedStorage& smem, int s, int thread, float value) {
+    if (thread < kBlockM) {
+      smem.lse_log2[s & 1][thread] = value;
+    } else if (thread < 2 * kBlockM) {
+      smem.dsum[s & 1][thread - kBlockM] = value;
+    }
+  }
+
   /// Zeroes rows [valid, rows) of a (rows, HEAD_DIM) shared tile; every consumer thread takes part. A
   /// swizzle permutes whole 16-byte chunks, so 8 elements from a multiple of 8 are contiguous. Not unrolled:
   /// unrolled, the chunks' swizzled addresses would be hoisted and held in registers across the main loop.
@@ -508,10 +524,36 @@ struct BwdMainloopSm90 {
   }
 
   /// Makes every consumer thread's generic-proxy shared-memory stores visible to the wgmmas (async proxy)
-  /// any consumer warpgroup issues next.
-  __device__ static void publish_shared_writes() {
+  /// any consumer warpgroup issues next, through all-consumer barrier `id`.
+  __device__ static void publish_shared_writes(BwdBarrier id = BwdBarrier::kConsumers) {
     cutlass::arch::fence_view_async_shared();
-    cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
+    cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(id));
+  }
+
+  /// The masked step's transform of log2-domain scores t (already scaled, softcapped where on; (key, query
+  /// row) coordinates in `coords`): mask and ALiBi as in the forward, then P = exp2(t − lse) in place.
+  /// The key intervals are rebuilt per masked step (a few integer ops) rather than held in registers across
+  /// the loop.
+  template <class Scores, class Coords>
+  __device__ static void apply_mask_and_exp(const Params& params, const Work& work, int head, int row0,
+                                            Scores& scores, const Coords& coords, const float* lse_log2) {
+    using namespace cute;
+    const BackwardParams& p = params.base.problem;
+    constexpr int kRows = decltype(size<0>(coords))::value;
+    constexpr int kCols = decltype(size<1>(coords))::value;
+    const KeyRowQueryIntervals<kRows> intervals(p, coords, work.n0, work.seqlen_q, work.seqlen_k);
+    if (params.base.has_alibi) {
+      const float slope_log2 = p.alibi_slopes[work.batch * p.alibi_batch_stride + head] * kLog2e;
+      intervals.template apply<true>(scores, coords, row0, slope_log2);
+    } else {
+      intervals.template apply<false>(scores, coords, row0, 0.0f);
+    }
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      CUTE_UNROLL
+      for (int c = 0; c < kCols; ++c)
+        scores(r, c) = exp2_approx(scores(r, c) - lse_log2[get<1>(coords(0, c))]);
+    }
   }
 
   /// The first key block whose CTA adds into query block `m_block`: key intervals grow with the row, so
@@ -529,3 +571,5 @@ struct BwdMainloopSm90 {
 };
 
 }  // namespace flashattn::cuda::sm90
+
+#include "cuda/sm90/mainloop_bwd_sm90_split_head_dim.cuh"

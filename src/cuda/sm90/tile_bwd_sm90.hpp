@@ -1,9 +1,14 @@
 // flashattn — compile-time tile configuration of the Hopper (sm90) backward kernel, one per head dim.
 //
 // One CTA owns BLOCK_N keys of one (batch, kv head) and walks BLOCK_M query rows at a time. The transposed
-// products Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ put the keys in the wgmma M mode, so each consumer warpgroup owns 64
-// keys: their rows of Sᵀ, dPᵀ, dK and dV. dK and dV (64 x HEAD_DIM fp32 each per warpgroup) stay in
-// registers for the whole CTA: 2 * 64 * HEAD_DIM / 128 values per thread, which is what bounds the tile.
+// products Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ put the keys in the wgmma M mode. dK and dV (BLOCK_N x HEAD_DIM fp32
+// each) stay in registers for the whole CTA, which is what bounds the tile. The two consumer warpgroups
+// share that work in one of two ways:
+// - by keys (D <= 128): each warpgroup owns 64 keys: their rows of Sᵀ, dPᵀ, dK and dV (2 * 64 * HEAD_DIM
+//   / 128 values per thread), and half of dQ's head-dim columns;
+// - by head dim (D = 256, where 64 keys over the whole head dim would take 256 registers): the CTA owns 64
+//   keys, warpgroup 0 computes Sᵀ and P, warpgroup 1 dPᵀ and dS, and each then computes its half of the
+//   head-dim columns of dV, dK and dQ (dQᵀ = Kᵀ·dSᵀ, whose M mode is the head dim, so BLOCK_M may be 32).
 //
 // Limits behind every choice: 227 KB of shared memory per CTA; 64K registers per SM for 384 threads,
 // rebalanced with setmaxnreg (producer 24, two consumer warpgroups 240 each: 24 * 128 + 240 * 256 =
@@ -16,9 +21,10 @@ namespace flashattn::cuda::sm90 {
 /// HEAD_DIM) stream through a ring of `stages`; dS (BLOCK_M, BLOCK_N) is double-buffered in shared memory
 /// for dQ = dS·K, whose head dim the two consumer warpgroups split.
 struct BwdTileSm90 {
-  int block_m;  ///< Query rows per main-loop step (the N of Sᵀ and dPᵀ, the K of dV and dK).
-  int block_n;  ///< Keys per CTA: 64 per consumer warpgroup.
-  int stages;   ///< Depth of the Q / dO ring.
+  int block_m;          ///< Query rows per main-loop step (the N of Sᵀ and dPᵀ, the K of dV and dK).
+  int block_n;          ///< Keys per CTA: 64 per consumer warpgroup, or 64 when they split the head dim.
+  int stages;           ///< Depth of the Q / dO ring.
+  bool split_head_dim;  ///< The consumer warpgroups split the head dim rather than the keys (see above).
 };
 
 /// The tile of head dim `head_dim` (0 fields for a head dim with no sm90 backward kernel).
@@ -28,15 +34,20 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // 64x32 dQ slice 16 each. 112 KB smem (Q, dO 2 x 8 KB each, K, V 16 KB each, dS 2 x 16 KB, dQ 16 KB
     // fp32).
     case 64:
-      return {64, 128, 2};
+      return {64, 128, 2, false};
     // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
     // warpgroup's 64x64 dQ slice 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB,
     // dQ 32 KB fp32).
     // BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer fit 240 registers.
     case 128:
-      return {64, 128, 2};
+      return {64, 128, 2, false};
+    // 32x64, head dim split: dK + dV halves take 128 fp32 per thread, Sᵀ or dPᵀ 16, the dQᵀ half 32.
+    // 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, Pᵀ and dSᵀ 2 x 4 KB each, P in fp32 for the other
+    // warpgroup 2 x 8 KB, dQ 32 KB fp32). BLOCK_M = 64 would need 64 KB of dQ staging and 128 KB of Q/dO.
+    case 256:
+      return {32, 64, 2, true};
     default:
-      return {0, 0, 0};
+      return {0, 0, 0, false};
   }
 }
 
