@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/sm90/tile_bwd_sm90.hpp"
 #include "flashattn/flashattn.hpp"
 #include "forward_suite.hpp"
 
@@ -141,18 +142,23 @@ TEST(CudaBackwardSm90, LengthsOffTileMultiples) {
 
 TEST(CudaBackwardSm90, RunInfoNamesTheHopperKernel) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
-  const Case c = dense(caps, caps.head_dims.front(), 200, 300);
-  // The automatic path takes the sm90 kernel whenever one is built for the key: no fallback.
-  for (CudaPath path : {CudaPath::automatic, CudaPath::hopper}) {
-    const CaseResult result = run_case(c, Op::backward, Target{kDevice, path, 0});
-    ASSERT_TRUE(result.status.ok()) << summary(result);
-    EXPECT_EQ(result.info.backend, Backend::cuda);
-    EXPECT_EQ(result.info.kernel,
-              std::string("bwd_sm90_") + to_string(c.dtype) + "_hd" + std::to_string(c.head_dim));
-    EXPECT_TRUE(result.info.launched);
-    EXPECT_EQ(result.info.block_m, 64);
-    EXPECT_EQ(result.info.block_n, 128);
-    EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
+  for (int head_dim : caps.head_dims) {
+    const Case c = dense(caps, head_dim, 200, 300);
+    // The head dim's tile: 64 x 128 where the warpgroups split the keys, 32 x 64 where they split the
+    // head dim (D = 256).
+    const cuda::sm90::BwdTileSm90 tile = cuda::sm90::bwd_tile_sm90(head_dim);
+    // The automatic path takes the sm90 kernel whenever one is built for the key: no fallback.
+    for (CudaPath path : {CudaPath::automatic, CudaPath::hopper}) {
+      const CaseResult result = run_case(c, Op::backward, Target{kDevice, path, 0});
+      ASSERT_TRUE(result.status.ok()) << summary(result);
+      EXPECT_EQ(result.info.backend, Backend::cuda);
+      EXPECT_EQ(result.info.kernel,
+                std::string("bwd_sm90_") + to_string(c.dtype) + "_hd" + std::to_string(c.head_dim));
+      EXPECT_TRUE(result.info.launched);
+      EXPECT_EQ(result.info.block_m, tile.block_m) << "D " << head_dim;
+      EXPECT_EQ(result.info.block_n, tile.block_n) << "D " << head_dim;
+      EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
+    }
   }
 }
 

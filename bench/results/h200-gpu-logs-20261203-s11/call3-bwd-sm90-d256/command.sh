@@ -4,6 +4,7 @@
 # the torch binding: the sm90 backward tests (quick tier), the backward grid at D 256 against cuDNN and
 # FlashAttention-2 (same process), then memcheck and racecheck on the edge subsets as far as time allows.
 set -uo pipefail
+export FLASHATTN_COMMIT=bee4162
 L=$OUT/logs; mkdir -p $L; t0=$SECONDS
 (cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLASHATTN_CUDA=ON -DFLASHATTN_CUDA_ARCHS=90a \
   -DFLASHATTN_HEAD_DIMS=256 -DFLASHATTN_DTYPES=bf16 -DFLASHATTN_TORCH=ON \
