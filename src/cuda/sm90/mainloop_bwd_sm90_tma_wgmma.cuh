@@ -18,7 +18,9 @@
 // (kDqEmpty + w). The consumers thus never wait for global memory, and their stores to shared memory are
 // bank-conflict free (128-byte swizzle) where per-thread atomics were 8 bytes each.
 //
-// Consumers (two warpgroups, 64 keys each): Sᵀ and dPᵀ are issued together; the softmax recompute runs
+// Consumers, the keys split (D <= 128; with the head dim split, D = 256, see
+// mainloop_bwd_sm90_split_head_dim.cuh; the producer, the dQ writer and the helpers are shared). Two
+// warpgroups, 64 keys each: Sᵀ and dPᵀ are issued together; the softmax recompute runs
 // while dPᵀ is still executing, and dV = Pᵀ·dO is issued as soon as P is in registers, so it runs under
 // the dS arithmetic. dSᵀ goes to a double-buffered shared tile, since dQ needs dS of all BLOCK_N keys
 // (both warpgroups') and each warpgroup computes half of dQ's head-dim columns. One named barrier per step
