@@ -1,7 +1,8 @@
 """Is a dense-cache decode read at >= 2 GiB slowed by the sequences' power-of-two stride (docs/PERF.md,
-decode session 11, the open question)? cuDNN (PyTorch SDPA) decoding one token over a dense (B, L, 8, 128) bf16 cache, against the same
-call over the first L rows of a cache allocated with L + 64 rows per sequence (a stride that is not a power
-of two). L2 flushed by reading 256 MiB before each sample; median of 20. Pure PyTorch: no build needed.
+decode session 11, the open question)? cuDNN (PyTorch SDPA) decoding one token over a dense (B, L, 8, 128)
+bf16 cache, against the same call over the first L rows of a cache allocated with L + 64 rows per sequence
+(a stride that is not a power of two). L2 flushed by reading 256 MiB before each sample; median of 20.
+Pure PyTorch: no build needed.
 
     python3 bench/decode_stride_probe.py OUT.json"""
 import json
