@@ -43,8 +43,6 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
   Tensor sQt = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQt{});  // (D, M, PIPE)
   Tensor sdOt =
       make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutQt{});         // (D, M, PIPE)
-  Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});     // (N, D)
-  Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutK{});     // (N, D)
   Tensor sKt = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutKt{});   // (D, N)
   Tensor sPt = make_tensor(make_smem_ptr(smem.pt.data()), typename Layouts::SmemLayoutPt{});  // (N, M, 2)
   Tensor sdSt = make_tensor(make_smem_ptr(smem.dst.data()), typename Layouts::SmemLayoutPt{});  // (N, M, 2)
@@ -95,13 +93,7 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
       make_smem_ptr(smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
       typename Layouts::SmemLayoutdQtWarpGroup{});  // (D/2, M)
 
-  smem.kv_full.wait(0);
-  // The sequence-end key block of a varlen batch or of seqused_k: zero K and V past the last key.
-  if ((p.is_varlen() || p.seqused_k != nullptr) && work.n0 + kBlockN > work.seqlen_k) {
-    zero_rows(sK, work.seqlen_k - work.n0, thread);
-    zero_rows(sV, work.seqlen_k - work.n0, thread);
-    publish_shared_writes();
-  }
+  wait_for_keys(params, smem, work, thread);
   // lse and D of step 0 (load_stat); each step stages the next step's before its kdSReady barrier.
   store_stat(smem, 0, thread, load_stat(params, work, 0, thread));
   cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
@@ -205,21 +197,7 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
   };
 
-  for (int s = 0; s < steps; ++s) {
-    // As with the keys split: no mask where the block's first row keeps every key up to the block's end
-    // and its last valid row every key from the block's start; ALiBi always takes the masked step.
-    const int row0 = work.m_block_of(s) * kBlockM;
-    const int last_row = min(row0 + kBlockM, work.seqlen_q) - 1;
-    const KeyRange range(p, work.seqlen_q, work.seqlen_k);
-    const bool whole = range.key_begin(last_row) <= work.n0 && range.key_end(row0) >= work.n0 + kBlockN;
-    if (base.softcap_pre > 0.0f) {
-      step(s, Step<StepKind::softcap>{});
-    } else if (base.has_alibi || !whole) {
-      step(s, Step<StepKind::masked>{});
-    } else {
-      step(s, Step<StepKind::bulk>{});
-    }
-  }
+  run_steps(params, work, step);
 }
 
 }  // namespace flashattn::cuda::sm90

@@ -353,13 +353,7 @@ struct BwdMainloopSm90 {
     auto copy_dq = make_tiled_copy_C(typename Layouts::SmemCopyAtomdQ{}, mma_dq);
     const int warp_group = thread / 128;
 
-    smem.kv_full.wait(0);
-    // The sequence-end key block of a varlen batch or of seqused_k: zero K and V past the last key.
-    if ((p.is_varlen() || p.seqused_k != nullptr) && work.n0 + kBlockN > work.seqlen_k) {
-      zero_rows(sK, work.seqlen_k - work.n0, thread);
-      zero_rows(sV, work.seqlen_k - work.n0, thread);
-      publish_shared_writes();
-    }
+    wait_for_keys(params, smem, work, thread);
 
     // lse and D of step 0 (load_stat); each step stages the next step's before its dS barrier.
     store_stat(smem, 0, thread, load_stat(params, work, 0, thread));
@@ -455,22 +449,7 @@ struct BwdMainloopSm90 {
       dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
     };
 
-    for (int s = 0; s < steps; ++s) {
-      // The block needs no mask when its first row keeps every key up to the block's end and its last
-      // valid row keeps every key from the block's start (key intervals grow with the row). ALiBi's bias
-      // is applied with the mask, so it takes the masked step throughout.
-      const int row0 = work.m_block_of(s) * kBlockM;
-      const int last_row = min(row0 + kBlockM, work.seqlen_q) - 1;
-      const KeyRange range(p, work.seqlen_q, work.seqlen_k);
-      const bool whole = range.key_begin(last_row) <= work.n0 && range.key_end(row0) >= work.n0 + kBlockN;
-      if (base.softcap_pre > 0.0f) {
-        step(s, Step<StepKind::softcap>{});
-      } else if (base.has_alibi || !whole) {
-        step(s, Step<StepKind::masked>{});
-      } else {
-        step(s, Step<StepKind::bulk>{});
-      }
-    }
+    run_steps(params, work, step);
   }
 
   /// consume() with the head dim split (mainloop_bwd_sm90_split_head_dim.cuh).
@@ -506,6 +485,44 @@ struct BwdMainloopSm90 {
       smem.lse_log2[s & 1][thread] = value;
     } else if (thread < 2 * kBlockM) {
       smem.dsum[s & 1][thread - kBlockM] = value;
+    }
+  }
+
+  /// Waits for the CTA's K and V; the sequence-end key block of a varlen batch or of seqused_k then has its
+  /// K and V rows past the last key zeroed (every consumer thread takes part).
+  __device__ static void wait_for_keys(const Params& params, typename Layouts::SharedStorage& smem,
+                                       const Work& work, int thread) {
+    using namespace cute;
+    const BackwardParams& p = params.base.problem;
+    smem.kv_full.wait(0);
+    if ((p.is_varlen() || p.seqused_k != nullptr) && work.n0 + kBlockN > work.seqlen_k) {
+      Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
+      Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutK{});
+      zero_rows(sK, work.seqlen_k - work.n0, thread);
+      zero_rows(sV, work.seqlen_k - work.n0, thread);
+      publish_shared_writes();
+    }
+  }
+
+  /// Runs step(s, Step<kind>) for every step of the work. The block needs no mask when its first row keeps
+  /// every key up to the block's end and its last valid row keeps every key from the block's start (key
+  /// intervals grow with the row). ALiBi's bias is applied with the mask, so it takes the masked step
+  /// throughout; softcap has a step kind of its own.
+  template <class StepFn>
+  __device__ __forceinline__ static void run_steps(const Params& params, const Work& work, StepFn& step) {
+    const BackwardParams& p = params.base.problem;
+    for (int s = 0; s < work.steps(); ++s) {
+      const int row0 = work.m_block_of(s) * kBlockM;
+      const int last_row = min(row0 + kBlockM, work.seqlen_q) - 1;
+      const KeyRange range(p, work.seqlen_q, work.seqlen_k);
+      const bool whole = range.key_begin(last_row) <= work.n0 && range.key_end(row0) >= work.n0 + kBlockN;
+      if (params.base.softcap_pre > 0.0f) {
+        step(s, Step<StepKind::softcap>{});
+      } else if (params.base.has_alibi || !whole) {
+        step(s, Step<StepKind::masked>{});
+      } else {
+        step(s, Step<StepKind::bulk>{});
+      }
     }
   }
 
