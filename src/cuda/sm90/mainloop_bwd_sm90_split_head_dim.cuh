@@ -93,10 +93,7 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
       make_smem_ptr(smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
       typename Layouts::SmemLayoutdQtWarpGroup{});  // (D/2, M)
 
-  wait_for_keys(params, smem, work, thread);
-  // lse and D of step 0 (load_stat); each step stages the next step's before its kdSReady barrier.
-  store_stat(smem, 0, thread, load_stat(params, work, 0, thread));
-  cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
+  start_consuming(params, smem, work, thread);  // each step stages the next step's lse and D before kdSReady
 
   State read;
   auto step = [&](int s, auto kind) __attribute__((always_inline)) {

@@ -353,11 +353,8 @@ struct BwdMainloopSm90 {
     auto copy_dq = make_tiled_copy_C(typename Layouts::SmemCopyAtomdQ{}, mma_dq);
     const int warp_group = thread / 128;
 
-    wait_for_keys(params, smem, work, thread);
-
-    // lse and D of step 0 (load_stat); each step stages the next step's before its dS barrier.
-    store_stat(smem, 0, thread, load_stat(params, work, 0, thread));
-    cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
+    start_consuming(params, smem, work,
+                    thread);  // each step stages the next step's lse and D before its dS barrier
 
     State read;
     auto step = [&](int s, auto kind) __attribute__((always_inline)) {
@@ -488,10 +485,12 @@ struct BwdMainloopSm90 {
     }
   }
 
-  /// Waits for the CTA's K and V; the sequence-end key block of a varlen batch or of seqused_k then has its
-  /// K and V rows past the last key zeroed (every consumer thread takes part).
-  __device__ static void wait_for_keys(const Params& params, typename Layouts::SharedStorage& smem,
-                                       const Work& work, int thread) {
+  /// What both consumers do before their first step (every consumer thread takes part): wait for the CTA's
+  /// K and V, zero the rows past the last key of a varlen batch's or seqused_k's sequence-end key block,
+  /// and stage the lse and D of step 0 (load_stat), published by an all-consumer barrier.
+  __device__ __forceinline__ static void start_consuming(const Params& params,
+                                                         typename Layouts::SharedStorage& smem,
+                                                         const Work& work, int thread) {
     using namespace cute;
     const BackwardParams& p = params.base.problem;
     smem.kv_full.wait(0);
@@ -502,6 +501,8 @@ struct BwdMainloopSm90 {
       zero_rows(sV, work.seqlen_k - work.n0, thread);
       publish_shared_writes();
     }
+    store_stat(smem, 0, thread, load_stat(params, work, 0, thread));
+    cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
   }
 
   /// Runs step(s, Step<kind>) for every step of the work. The block needs no mask when its first row keeps
