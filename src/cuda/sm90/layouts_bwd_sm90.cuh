@@ -23,6 +23,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
+#include "cuda/sm90/primitives_sm90.cuh"
 #include "cuda/sm90/tile_bwd_sm90.hpp"
 #include "cuda/sm90/wgmma_shapes.hpp"
 
@@ -157,10 +158,11 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
           cute::Shape<cute::Int<kBlockN>, cute::Int<kBlockM>, cute::_2>{},
           cute::Stride<cute::Int<kBlockM>, cute::_1, cute::Int<kBlockM * kBlockN>>{})));  // (N, M, 2)
 
-  using SmemCopyAtomdQ = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<64>, float>;
-  // Registers -> shared memory for dSᵀ: a thread's accumulator pairs are adjacent query rows, contiguous
-  // in dS, so the copy vectorises to 32-bit stores.
-  using SmemCopyAtomdS = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<32>, Element>;
+  // Registers -> the dQ staging buffer: a thread's accumulator pairs are adjacent head-dim columns.
+  using SmemCopyAtomdQ = cute::Copy_Atom<SharedStore<std::uint64_t>, float>;
+  // Registers -> shared memory for dSᵀ: eight query rows of one key are 16 contiguous bytes of dS, one row
+  // of an 8x8 stmatrix tile.
+  using SmemCopyAtomdS = cute::Copy_Atom<cute::SM90_U32x4_STSM_N, Element>;
 
   // 1024-byte alignment: a 128-byte swizzle pattern repeats every 8 rows of 128 bytes, and TMA and wgmma
   // compute it from address bits.

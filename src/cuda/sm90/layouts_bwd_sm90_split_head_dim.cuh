@@ -70,9 +70,12 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
   /// Values of Sᵀ (or dPᵀ) per consumer thread: the fp32 P handed from warpgroup 0 to warpgroup 1.
   static constexpr int kScoresPerThread = kBlockN * kBlockM / 128;
 
-  // Registers -> shared memory for Pᵀ and dSᵀ: a thread's accumulator pairs are adjacent query rows,
-  // contiguous in both, so the copy vectorises to 32-bit stores.
-  using SmemCopyAtomPdS = cute::Copy_Atom<cute::AutoVectorizingCopyWithAssumedAlignment<32>, Element>;
+  // Registers -> shared memory for Pᵀ and dSᵀ: eight query rows of one key are 16 contiguous bytes in
+  // both, one row of an 8x8 stmatrix tile.
+  using SmemCopyAtomPdS = cute::Copy_Atom<cute::SM90_U32x4_STSM_N, Element>;
+  // dQᵀ registers -> the (query row, head dim) staging buffer: a thread's accumulator pairs are adjacent
+  // query rows, 128 bytes apart there, so one 32-bit store each.
+  using SmemCopyAtomdQt = cute::Copy_Atom<SharedStore<std::uint32_t>, float>;
 
   struct SharedStorage {
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutQ>> q;

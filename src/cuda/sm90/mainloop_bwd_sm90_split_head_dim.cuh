@@ -6,8 +6,9 @@
 //   warpgroup 1: dPᵀ = V·dOᵀ (under warpgroup 0's Sᵀ), then, once P is there, dSᵀ = P ∘ (dPᵀ − D) into
 //                shared memory;
 //   both:        dV[:, h] += Pᵀ·dO[:, h] (issued as soon as P is in shared memory, it runs under the dS
-//                arithmetic), then dK[:, h] += dSᵀ·Q[:, h] and dQᵀ[h, :] = K[:, h]ᵀ·dSᵀ for the warpgroup's
-//                head-dim columns h, and dQᵀ is staged (transposed) for the dQ writer as with the keys split.
+//                arithmetic), then dQᵀ[h, :] = K[:, h]ᵀ·dSᵀ and dK[:, h] += dSᵀ·Q[:, h] for the warpgroup's
+//                head-dim columns h, and dQᵀ is staged (transposed) for the dQ writer as with the keys split
+//                while dK still runs.
 // Two all-consumer barriers a step: kPReady (P published; warpgroup 1's dPᵀ has landed by then too) and
 // kdSReady (dS and the next step's lse / D published).
 //
@@ -92,6 +93,9 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
   Tensor sdQt = make_tensor(
       make_smem_ptr(smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
       typename Layouts::SmemLayoutdQtWarpGroup{});  // (D/2, M)
+  auto copy_dq = make_tiled_copy_C(typename Layouts::SmemCopyAtomdQt{}, mma_dq);
+  auto thr_copy_dq = copy_dq.get_slice(wg_thread);
+  Tensor tdQsdQt = thr_copy_dq.partition_D(sdQt);
 
   start_consuming(params, smem, work, thread);  // each step stages the next step's lse and D before kdSReady
 
@@ -180,18 +184,19 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     if (s + 1 < steps) store_stat(smem, s + 1, thread, next_stat);
     publish_shared_writes(BwdBarrier::kdSReady);  // dSᵀ of the block (and the next step's lse and D)
 
+    gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrKt, tdQrdS(_, _, _, buffer), tdQrdQt);
     gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdSt(_, _, _, buffer), tdKrQt(_, _, _, stage),
                                             acc_dk);
-    gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrKt, tdQrdS(_, _, _, buffer), tdQrdQt);
-    gmma_wait<0>(acc_dv, acc_dk, tdQrdQt);
-    pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
-    ++read;
+    gmma_wait<1>(tdQrdQt);  // dV and dQᵀ landed (groups complete in issue order); dK runs under the staging
     // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
     cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                       static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
-    copy(tdQrdQt, thr_dq.partition_C(sdQt));   // transposed into (query row, head dim)
-    cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
+    copy(copy_dq, thr_copy_dq.retile_S(tdQrdQt), tdQsdQt);  // transposed into (query row, head dim)
+    cutlass::arch::fence_view_async_shared();               // the stores, seen by the TMA unit (async proxy)
     dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
+    gmma_wait<0>(acc_dv, acc_dk);
+    pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
+    ++read;
   };
 
   run_steps(params, work, step);

@@ -25,7 +25,8 @@
 // the dS arithmetic. dSᵀ goes to a double-buffered shared tile, since dQ needs dS of all BLOCK_N keys
 // (both warpgroups') and each warpgroup computes half of dQ's head-dim columns. One named barrier per step
 // publishes dS; a warpgroup writes dS buffer s % 2 only after both warpgroups passed step s - 1's barrier,
-// which each reaches after its dQ wgmma of step s - 2 (the buffer's last reader) completed.
+// which each reaches after its dQ wgmma of step s - 2 (the buffer's last reader) completed. dQ is issued
+// before dK, so that dK still runs while dQ is staged for the writer (FlashAttention-3's order).
 //
 // dQ: each key block's contribution is added in whatever order the CTAs reach a query block. With
 // deterministic = true the CTAs take turns per (batch, head, query block) in ascending key block, through
@@ -430,12 +431,10 @@ struct BwdMainloopSm90 {
       copy(copy_ds, tdSrdS, tdSsdS(_, _, _, ds_buffer));
       if (s + 1 < steps) store_stat(smem, s + 1, thread, next_stat);
 
-      gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
       publish_shared_writes();  // dS of all BLOCK_N keys (and the next step's lse and D) are in shared memory
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, ds_buffer), tdQrKt, tdQrdQ);
-      gmma_wait<0>(acc_dv, acc_dk, tdQrdQ, tdVrP, tdKrdS);
-      pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
-      ++read;
+      gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
+      gmma_wait<1>(tdQrdQ);  // dV and dQ landed (groups complete in issue order); dK runs under the staging
       // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
       cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                         static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
@@ -444,6 +443,9 @@ struct BwdMainloopSm90 {
       copy(copy_dq, thr_copy_dq.retile_S(tdQrdQ), thr_copy_dq.partition_D(sdQ));
       cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
       dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
+      gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
+      pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
+      ++read;
     };
 
     run_steps(params, work, step);
