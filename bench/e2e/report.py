@@ -27,6 +27,7 @@ concurrency 32, training tokens/s at 4k), each against the best peer measured in
 """
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -150,8 +151,9 @@ def run(args):
     if not wanted <= set(WORKLOADS):
         raise SystemExit(f"--workloads: choose from {', '.join(WORKLOADS)}")
     skipped = {"error": None, "skipped": True}
-    with tempfile.TemporaryDirectory() as scratch:
-        scratch = pathlib.Path(scratch)
+    with contextlib.ExitStack() as stack:
+        scratch = args.scratch or pathlib.Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        scratch.mkdir(parents=True, exist_ok=True)
         deadline = time.time() + args.time_limit if args.time_limit else None
         serve = run_workload("serve", serve_args, scratch, deadline) if "serving" in wanted else skipped
         train = run_workload("train", train_args, scratch, deadline) if "training" in wanted else skipped
@@ -419,6 +421,9 @@ def main():
                             help="seconds from the start after which serving and training start no new cell; the "
                                  "cells not started are recorded as failures naming the limit. Leave a cell's time "
                                  "(about a minute at 32k prompts) between it and any outer limit")
+    run_parser.add_argument("--scratch", type=pathlib.Path,
+                            help="folder for each workload script's own JSON, rewritten after every cell (default: "
+                                 "a temporary folder); kept, it holds the finished cells should this run be killed")
     run_parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma list of " + ", ".join(WORKLOADS))
     for name in ("serve", "train", "quality"):
         run_parser.add_argument(f"--{name}-args", default="", help=f"extra arguments of {name}.py, e.g. "
