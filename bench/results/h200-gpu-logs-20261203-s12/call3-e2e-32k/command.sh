@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Session 12 call 3: serving at concurrency 8 with 8k prompts, and with 32k prompts at concurrency 8 and 32
-# (micro-batched prefill), flashattn / cuDNN / FA2 (math runs out of memory at 32k, session 9).
+# (micro-batched prefill), flashattn / cuDNN / FA2 (math runs out of memory at 32k, session 9); first, the
+# dense-cache stride probe of PERF.md's open decode question (pure PyTorch, cuDNN).
 set -uo pipefail
 export FLASHATTN_COMMIT=66f526f PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1
 mkdir -p $OUT/logs; t0=$SECONDS
+timeout 40 python3 bench/decode_stride_probe.py $OUT/decode_stride_probe.json > $OUT/logs/decode_probe.log 2>&1
+echo "probe rc=$? at $((SECONDS - t0)) s"; tail -8 $OUT/logs/decode_probe.log
 source bench/results/h200-gpu-logs-20261203-s12/e2e_build.sh
 timeout 150 python3 bench/e2e/report.py run --workloads serving --time-limit 80 \
   --serve-args "--prompts 8192 --concurrency 8 --repeats 2 --attention flashattn,cudnn,fa2" \
