@@ -1,7 +1,8 @@
 // flashattn — the split combine: each query row's num_splits partial states (normalised O in fp32 and its
 // lse) merged with the log-sum-exp merge of epilogue_decode_sm80.cuh, in split order (deterministic), and
-// written to out in the dtype and to lse. One warp per row: the lanes find the largest lse and the sum of
-// weights over the splits together, then each lane accumulates its 4-column groups of O over the splits.
+// written to out in the dtype and to lse. One warp per row: the lanes find the largest lse together, each
+// sums the splits' weights in split order, then each lane accumulates its 4-column groups of O over the
+// splits.
 #pragma once
 
 #include <cmath>
@@ -36,10 +37,13 @@ __global__ void __launch_bounds__(kWarps * 32)
   for (int s = lane; s < splits; s += 32) max_lse = fmaxf(max_lse, lse_partial[s * params.partial_rows]);
   for (int offset = 16; offset > 0; offset /= 2)
     max_lse = fmaxf(max_lse, __shfl_xor_sync(0xffffffffu, max_lse, offset));
+  // The sum of weights in split order, by every lane alike (broadcast loads): the order of the cluster
+  // combine (cluster_combine_decode.cuh), so that the two paths agree bit for bit. Which path a call takes
+  // depends on the whole grid (its clusters must all be resident), and a sequence's result must not depend
+  // on its batch neighbours; a lane-parallel tree sum differed from the cluster's in the last bit of lse.
   float sum = 0.0f;
   if (max_lse != -INFINITY) {
-    for (int s = lane; s < splits; s += 32) sum += expf(lse_partial[s * params.partial_rows] - max_lse);
-    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    for (int s = 0; s < splits; ++s) sum += expf(lse_partial[s * params.partial_rows] - max_lse);
   }
   // No split kept a key (sum = 0): out = 0, lse = -inf, as for a row with no key in one pass.
   const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
