@@ -242,10 +242,12 @@ def headlines(report):
                          f"({peer['ttft']['p50'] / mine['ttft']['p50']:.2f}x)")
     top = max((r["concurrency"] for r in serving), default=None)
     for prompt in sorted({r["prompt_tokens"] for r in serving}):
-        mine = next((r for r in serving if r["attention"] == "flashattn" and r["prompt_tokens"] == prompt
-                     and r["concurrency"] == top and r["tokens_per_s"]), None)
-        peer = mine and best_peer(serving, "tokens_per_s", True, prompt_tokens=prompt, concurrency=top,
-                                  part=mine.get("part"))
+        # The first flashattn row of the cell whose part also measured a peer there.
+        pairs = ((r, best_peer(serving, "tokens_per_s", True, prompt_tokens=prompt, concurrency=top,
+                               part=r.get("part")))
+                 for r in serving if r["attention"] == "flashattn" and r["prompt_tokens"] == prompt
+                 and r["concurrency"] == top and r["tokens_per_s"])
+        mine, peer = next(((r, peer) for r, peer in pairs if peer), (None, None))
         if mine and peer:
             lines.append(f"decode throughput at concurrency {top}, prompt {prompt}: {mine['tokens_per_s']:.0f} "
                          f"output tokens/s vs {peer['attention']} {peer['tokens_per_s']:.0f} "

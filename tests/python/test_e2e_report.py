@@ -39,3 +39,15 @@ def test_merge_keeps_parts_and_compares_within_one(tmp_path):
     assert merged["caveats"] == ["a known limit"]
     lines = report.headlines(merged)
     assert len(lines) == 1 and "vs cudnn 50" in lines[0], lines
+
+
+def test_headline_takes_the_part_where_a_peer_ran_beside_flashattn(tmp_path):
+    # Part 0 measured flashattn alone (its peers' cells were skipped); part 1 measured the cell again with one.
+    paths = []
+    for i, rows in enumerate(([("flashattn", 100.0)], [("flashattn", 120.0), ("cudnn", 60.0)])):
+        paths.append(tmp_path / f"part{i}.json")
+        paths[-1].write_text(json.dumps(part(rows, f"day{i}")))
+    merged_path = tmp_path / "merged.json"
+    report.merge(type("Args", (), {"json": merged_path, "parts": paths, "caveat": []})())
+    lines = report.headlines(json.loads(merged_path.read_text()))
+    assert len(lines) == 1 and "120 output tokens/s vs cudnn 60 (2.00x)" in lines[0], lines
