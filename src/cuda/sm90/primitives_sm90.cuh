@@ -142,8 +142,7 @@ class PingPong {
 /// A CuTe copy operation that stores 32 or 64 bits into shared memory with st.shared. CuTe's generic copies
 /// (UniversalCopy, AutoVectorizingCopy) are plain C++ assignments that leave the address space to the
 /// compiler; in the backward's register -> shared stores (dQ staging, and dS before it used stmatrix) it
-/// fell back to generic 32-bit stores (ST.E) with 64-bit addresses, a register pair each, and a
-/// MEMBAR.ALL.CTA before the proxy fence that follows them.
+/// fell back to generic 32-bit stores (ST.E) with 64-bit addresses, a register pair each.
 template <class Bits>
 struct SharedStore : cute::UniversalCopy<Bits> {
   static_assert(sizeof(Bits) == 4 || sizeof(Bits) == 8, "32- or 64-bit stores");
