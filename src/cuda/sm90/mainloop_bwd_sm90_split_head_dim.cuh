@@ -138,25 +138,14 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
             scores(r, c) = th * base.score_to_log2;
           }
         }
-        apply_mask_and_exp(params, work, head, row0, scores, tScS_rc, lse_log2);
+        scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
         CUTE_UNROLL
         for (int r = 0; r < kRows; ++r) {
           CUTE_UNROLL
           for (int c = 0; c < kCols; ++c) p_fp32[(r * kCols + c) * 128] = scores(r, c) * chain[r][c];
         }
       } else {
-        if constexpr (kKind == StepKind::bulk) {
-          CUTE_UNROLL
-          for (int r = 0; r < kRows; ++r) {
-            CUTE_UNROLL
-            for (int c = 0; c < kCols; ++c)
-              scores(r, c) = exp2_approx(scores(r, c) * base.score_to_log2 - lse_log2[row_of(c)]);
-          }
-        } else {
-          CUTE_UNROLL
-          for (int i = 0; i < size(scores); ++i) scores(i) *= base.score_to_log2;
-          apply_mask_and_exp(params, work, head, row0, scores, tScS_rc, lse_log2);
-        }
+        scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
         CUTE_UNROLL
         for (int r = 0; r < kRows; ++r) {
           CUTE_UNROLL

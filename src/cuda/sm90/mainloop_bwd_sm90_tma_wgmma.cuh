@@ -397,20 +397,7 @@ struct BwdMainloopSm90 {
       } else {
         gmma_wait<1>(tSrS);  // Sᵀ landed (wgmma groups complete in issue order); dPᵀ still runs
       }
-      if constexpr (kKind == StepKind::bulk) {
-        CUTE_UNROLL
-        for (int r = 0; r < kRows; ++r) {
-          CUTE_UNROLL
-          for (int c = 0; c < kCols; ++c)
-            scores(r, c) = exp2_approx(scores(r, c) * base.score_to_log2 - lse_log2[row_of(c)]);
-        }
-      } else {
-        if constexpr (kKind == StepKind::masked) {
-          CUTE_UNROLL
-          for (int i = 0; i < size(scores); ++i) scores(i) *= base.score_to_log2;
-        }
-        apply_mask_and_exp(params, work, head, row0, scores, tScS_rc, lse_log2);
-      }
+      scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
       convert_fragment_into(tSrS, rP);
       // dV += Pᵀ·dO runs while dS is computed (it reads rP, left untouched until the final wait).
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
@@ -550,6 +537,32 @@ struct BwdMainloopSm90 {
   __device__ static void publish_shared_writes(BwdBarrier id = BwdBarrier::kConsumers) {
     cutlass::arch::fence_view_async_shared();
     cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(id));
+  }
+
+  /// P = exp2(t − lse) in place from a step's scores: raw scores of a bulk step (scaled, no mask) or of a
+  /// masked one (scaled, then masked), or a softcap step's, already in the log2 domain (masked).
+  template <StepKind kKind, class Scores, class Coords>
+  __device__ __forceinline__ static void scores_to_p(const Params& params, const Work& work, int head,
+                                                     int row0, Scores& scores, const Coords& coords,
+                                                     const float* lse_log2) {
+    using namespace cute;
+    const float scale = params.base.score_to_log2;
+    if constexpr (kKind == StepKind::bulk) {
+      constexpr int kRows = decltype(size<0>(coords))::value;
+      constexpr int kCols = decltype(size<1>(coords))::value;
+      CUTE_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        CUTE_UNROLL
+        for (int c = 0; c < kCols; ++c)
+          scores(r, c) = exp2_approx(scores(r, c) * scale - lse_log2[get<1>(coords(0, c))]);
+      }
+    } else {
+      if constexpr (kKind == StepKind::masked) {
+        CUTE_UNROLL
+        for (int i = 0; i < size(scores); ++i) scores(i) *= scale;
+      }
+      apply_mask_and_exp(params, work, head, row0, scores, coords, lse_log2);
+    }
   }
 
   /// The masked step's transform of log2-domain scores t (already scaled, softcapped where on; (key, query
