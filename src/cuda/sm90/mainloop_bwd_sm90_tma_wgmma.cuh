@@ -121,20 +121,22 @@ struct BwdMainloopSm90 {
     __device__ int m_block_of(int s) const { return m_begin + s % (m_end - m_begin); }
   };
 
-  /// The work of CTA `cta` (grid: kv heads fastest, then batches, then key blocks), or nothing when the
-  /// block starts past its sequence's rows (varlen: the sequence is shorter than the longest).
-  /// Key blocks slowest is longest-first list scheduling under a causal mask, where a key block is seen
-  /// by fewer query blocks the later it is: every (batch, kv head)'s long first blocks start in the first
-  /// waves and the short last ones fill the tail. With key blocks fastest, the last kv heads' longest
-  /// CTAs started late; a simulation of 132 SMs running CTAs in grid order put that tail at 5-7% of the
-  /// causal grid's time and 24% at B 1, S 8k, GQA 32/8 (measured there: 0.77x cuDNN, its neighbours
-  /// 0.89-0.91x). Without a mask every key block has the same work; there the order only spreads the CTAs
-  /// running at once over more heads (less L2 reuse of a head's Q and dO), which is to be measured.
+  /// The work of CTA `cta`, or nothing when the block starts past its sequence's rows (varlen: the sequence
+  /// is shorter than the longest). Grid order: with a bounded right window (causal), kv heads fastest, then
+  /// batches, then key blocks; else key blocks fastest. Under a causal mask a key block is seen by fewer
+  /// query blocks the later it is, and key blocks slowest is longest-first list scheduling: every (batch,
+  /// kv head)'s long first blocks start in the first waves and the short last ones fill the tail. With key
+  /// blocks fastest the last kv heads' longest CTAs started late; bench/bwd_schedule_sim.py (132 SMs, CTAs
+  /// in grid order) put that tail at 5-7% of the causal grid's time and 24% at B 1, S 8k, GQA 32/8
+  /// (measured there: 0.77x cuDNN, its neighbours 0.89-0.91x). Without a right bound the work does not
+  /// shrink with the key block, and key blocks fastest keeps the CTAs running at once on few heads, which
+  /// share their Q and dO in L2.
   __device__ static bool make_work(const Params& params, int cta, Work& work) {
     const BackwardParams& p = params.base.problem;
     const int batch_heads = p.batch * p.heads_kv;
-    work.n_block = cta / batch_heads;
-    const int batch_head = cta % batch_heads;
+    const bool longest_first = p.window_right < kUnboundedWindow;
+    work.n_block = longest_first ? cta / batch_heads : cta % params.base.num_n_blocks;
+    const int batch_head = longest_first ? cta % batch_heads : cta / params.base.num_n_blocks;
     work.batch = batch_head / p.heads_kv;
     work.head_kv = batch_head % p.heads_kv;
     work.key_rows =
