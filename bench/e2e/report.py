@@ -225,38 +225,44 @@ def best_peer(rows, key, higher_is_better, **match):
     return (max if higher_is_better else min)(candidates, key=lambda r: r[key])
 
 
+def newest_with_peer(mine_rows, peer_of):
+    """The (flashattn row, peer row) of the newest part that measured a peer beside flashattn: parts are
+    merged oldest first, and a re-measured cell supersedes the older run (e.g. one with a known bias)."""
+    pairs = [(r, peer_of(r)) for r in mine_rows]
+    return next(((r, peer) for r, peer in reversed(pairs) if peer), (None, None))
+
+
 def headlines(report):
     """The three headline numbers, each beside the best peer of the same run and its conditions."""
     serving, training = report["serving"]["rows"], report["training"]["rows"]
     lines = []
     longest_prompt = max((r["prompt_tokens"] for r in serving), default=None)
-    mine = next((r for r in serving if r["attention"] == "flashattn" and r["prompt_tokens"] == longest_prompt
-                 and r["concurrency"] == 1 and r["ttft"]), None)
-    if mine:
-        peer = min((r for r in serving if r["attention"] in PEERS and r["prompt_tokens"] == longest_prompt
-                    and r["concurrency"] == 1 and r["ttft"] and r.get("part") == mine.get("part")),
-                   key=lambda r: r["ttft"]["p50"], default=None)
-        if peer:
-            lines.append(f"prefill at {longest_prompt} prompt tokens, concurrency 1: TTFT p50 "
-                         f"{mine['ttft']['p50'] * 1e3:.1f} ms vs {peer['attention']} {peer['ttft']['p50'] * 1e3:.1f} ms "
-                         f"({peer['ttft']['p50'] / mine['ttft']['p50']:.2f}x)")
+    mine, peer = newest_with_peer(
+        [r for r in serving if r["attention"] == "flashattn" and r["prompt_tokens"] == longest_prompt
+         and r["concurrency"] == 1 and r["ttft"]],
+        lambda mine: min((r for r in serving if r["attention"] in PEERS and r["prompt_tokens"] == longest_prompt
+                          and r["concurrency"] == 1 and r["ttft"] and r.get("part") == mine.get("part")),
+                         key=lambda r: r["ttft"]["p50"], default=None))
+    if peer:
+        lines.append(f"prefill at {longest_prompt} prompt tokens, concurrency 1: TTFT p50 "
+                     f"{mine['ttft']['p50'] * 1e3:.1f} ms vs {peer['attention']} {peer['ttft']['p50'] * 1e3:.1f} ms "
+                     f"({peer['ttft']['p50'] / mine['ttft']['p50']:.2f}x)")
     top = max((r["concurrency"] for r in serving), default=None)
     for prompt in sorted({r["prompt_tokens"] for r in serving}):
-        # The first flashattn row of the cell whose part also measured a peer there.
-        pairs = ((r, best_peer(serving, "tokens_per_s", True, prompt_tokens=prompt, concurrency=top,
-                               part=r.get("part")))
-                 for r in serving if r["attention"] == "flashattn" and r["prompt_tokens"] == prompt
-                 and r["concurrency"] == top and r["tokens_per_s"])
-        mine, peer = next(((r, peer) for r, peer in pairs if peer), (None, None))
+        mine, peer = newest_with_peer(
+            [r for r in serving if r["attention"] == "flashattn" and r["prompt_tokens"] == prompt
+             and r["concurrency"] == top and r["tokens_per_s"]],
+            lambda mine: best_peer(serving, "tokens_per_s", True, prompt_tokens=prompt, concurrency=top,
+                                   part=mine.get("part")))
         if mine and peer:
             lines.append(f"decode throughput at concurrency {top}, prompt {prompt}: {mine['tokens_per_s']:.0f} "
                          f"output tokens/s vs {peer['attention']} {peer['tokens_per_s']:.0f} "
                          f"({mine['tokens_per_s'] / peer['tokens_per_s']:.2f}x)")
     seqlen = 4096 if any(r["seqlen"] == 4096 for r in training) else max((r["seqlen"] for r in training), default=None)
-    mine = next((r for r in training if r["attention"] == "flashattn" and r["seqlen"] == seqlen
-                 and r["tokens_per_s"]), None)
-    peer = mine and best_peer(training, "tokens_per_s", True, seqlen=seqlen, part=mine.get("part"))
-    if mine and peer:
+    mine, peer = newest_with_peer(
+        [r for r in training if r["attention"] == "flashattn" and r["seqlen"] == seqlen and r["tokens_per_s"]],
+        lambda mine: best_peer(training, "tokens_per_s", True, seqlen=seqlen, part=mine.get("part")))
+    if peer:
         lines.append(f"training at S = {seqlen}: {mine['tokens_per_s']:.0f} tokens/s (MFU {mine['mfu']:.1%}) vs "
                      f"{peer['attention']} {peer['tokens_per_s']:.0f} ({mine['tokens_per_s'] / peer['tokens_per_s']:.2f}x)")
     return lines
