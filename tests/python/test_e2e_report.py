@@ -41,25 +41,25 @@ def test_merge_keeps_parts_and_compares_within_one(tmp_path):
     assert len(lines) == 1 and "vs cudnn 50" in lines[0], lines
 
 
-def test_headline_takes_the_part_where_a_peer_ran_beside_flashattn(tmp_path):
-    # Part 0 measured flashattn alone (its peers' cells were skipped); part 1 measured the cell again with one.
+def merged_headlines(tmp_path, parts_rows):
+    """The headlines of the merge of one part per entry of `parts_rows` (attention, tokens/s)."""
     paths = []
-    for i, rows in enumerate(([("flashattn", 100.0)], [("flashattn", 120.0), ("cudnn", 60.0)])):
+    for i, rows in enumerate(parts_rows):
         paths.append(tmp_path / f"part{i}.json")
         paths[-1].write_text(json.dumps(part(rows, f"day{i}")))
     merged_path = tmp_path / "merged.json"
     report.merge(type("Args", (), {"json": merged_path, "parts": paths, "caveat": []})())
-    lines = report.headlines(json.loads(merged_path.read_text()))
+    return report.headlines(json.loads(merged_path.read_text()))
+
+
+def test_headline_takes_the_part_where_a_peer_ran_beside_flashattn(tmp_path):
+    # Part 0 measured flashattn alone (its peers' cells were skipped); part 1 measured the cell again with one.
+    lines = merged_headlines(tmp_path, ([("flashattn", 100.0)], [("flashattn", 120.0), ("cudnn", 60.0)]))
     assert len(lines) == 1 and "120 output tokens/s vs cudnn 60 (2.00x)" in lines[0], lines
 
 
 def test_headline_takes_the_newest_part_that_measured_the_cell(tmp_path):
     # Part 0 measured the cell with a peer (a run later found biased); part 1 measured it again.
-    paths = []
-    for i, rows in enumerate(([("flashattn", 100.0), ("cudnn", 90.0)], [("flashattn", 110.0), ("cudnn", 50.0)])):
-        paths.append(tmp_path / f"part{i}.json")
-        paths[-1].write_text(json.dumps(part(rows, f"day{i}")))
-    merged_path = tmp_path / "merged.json"
-    report.merge(type("Args", (), {"json": merged_path, "parts": paths, "caveat": []})())
-    lines = report.headlines(json.loads(merged_path.read_text()))
+    lines = merged_headlines(tmp_path, ([("flashattn", 100.0), ("cudnn", 90.0)],
+                                        [("flashattn", 110.0), ("cudnn", 50.0)]))
     assert len(lines) == 1 and "110 output tokens/s vs cudnn 50 (2.20x)" in lines[0], lines
