@@ -2,7 +2,10 @@
 12): list scheduling of the grid's CTAs onto 132 SMs, one CTA per SM, each taken in grid order by the first
 SM to free up, a CTA's time proportional to its steps (query heads of its kv head x query blocks that see its
 key block). Prints the makespan over the ideal (total steps / SMs) with key blocks fastest in the grid (the
-order before) and slowest (longest first). A model: it leaves out a CTA's fixed cost and the L2.
+order before) and slowest (longest first). A model: it leaves out a CTA's fixed cost and the L2. Measured
+(session 13) it held where the tail dominates, at few waves (GQA B 1, S 8k, 3.9 waves: predicted +23%,
+measured +14.6%), and failed from 8 waves up, where longest first lost up to 31% (its CTAs running at once
+span every head, so a head's Q and dO no longer stay in L2): hence bwd_ctas_longest_first's 4-wave bound.
 
     python3 bench/bwd_schedule_sim.py"""
 import heapq

@@ -30,8 +30,8 @@ namespace flashattn::cuda::sm90 {
 inline constexpr int kBwdProducerRegisters = 24;
 inline constexpr int kBwdConsumerRegisters = 240;
 
-/// Grid: one CTA per (key block, kv head, batch), flattened into x (y and z would cap B and H at 65535),
-/// key blocks fastest.
+/// Grid: one CTA per (key block, kv head, batch), flattened into x (y and z would cap B and H at 65535) in
+/// the order of params.longest_first (BwdMainloopSm90::make_work).
 template <class Element, int kHeadDim>
 __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1)
     bwd_sm90_kernel(const __grid_constant__ BwdParamsSm90<Element, kHeadDim> params) {

@@ -3,6 +3,7 @@
 // Included by the generated instantiation TUs only.
 #pragma once
 
+#include "core/kvcache_plan.hpp"
 #include "cuda/common/launch_bwd.cuh"
 #include "cuda/sm90/kernel_bwd_sm90_ws.cuh"
 #include "cuda/sm90/params_bwd_sm90.cuh"
@@ -26,8 +27,8 @@ Status launch_bwd_sm90(const BackwardParams& params, const AttentionArgs& args, 
   return launch_bwd<Element, kHeadDim>(
       params, args, info, main,
       [&](const BwdKernelParams& kernel_params, unsigned ctas, cudaStream_t stream) {
-        const BwdParamsSm90<Element, kHeadDim> main_params =
-            make_bwd_params_sm90<Element, kHeadDim>(kernel_params, args);
+        const BwdParamsSm90<Element, kHeadDim> main_params = make_bwd_params_sm90<Element, kHeadDim>(
+            kernel_params, args, ctas, core::cuda_sm_count(args.device.index));
         kernel<<<ctas, Layouts::kThreads, Layouts::kSmemBytes, stream>>>(main_params);
       });
 }

@@ -69,7 +69,8 @@ struct BwdLayoutsSm90Common {
                                        cute::Stride<cute::Int<kBlockN>, cute::_1>{})));  // (D, N)
 
   // dQ (BLOCK_M, HEAD_DIM) fp32, staged for the TMA reduce-add: 128-byte swizzled rows of 32 floats, so a
-  // warp's 8-byte stores of accumulator pairs (8 rows x 4 pairs) hit distinct banks. The atoms tile the
+  // warp's 8-byte stores of accumulator pairs (8 rows x 4 pairs) spread over the banks (2 wavefronts per
+  // half-warp, dq_staging_sm90.cuh; 8-way conflicts unswizzled). The atoms tile the
   // rows first, so warpgroup w's columns [w D/2, (w+1) D/2) are one contiguous (BLOCK_M, D/2) block laid
   // out as SmemLayoutdQWarpGroup: each warpgroup's half is one TMA box sequence of its own.
   using SmemLayoutdQ = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<float>{},
@@ -158,8 +159,6 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
           cute::Shape<cute::Int<kBlockN>, cute::Int<kBlockM>, cute::_2>{},
           cute::Stride<cute::Int<kBlockM>, cute::_1, cute::Int<kBlockM * kBlockN>>{})));  // (N, M, 2)
 
-  // Registers -> the dQ staging buffer: a thread's accumulator pairs are adjacent head-dim columns.
-  using SmemCopyAtomdQ = cute::Copy_Atom<SharedStore<std::uint64_t>, float>;
   // Registers -> shared memory for dSᵀ: eight query rows of one key are 16 contiguous bytes of dS, one row
   // of an 8x8 stmatrix tile.
   using SmemCopyAtomdS = cute::Copy_Atom<cute::SM90_U32x4_STSM_N, Element>;

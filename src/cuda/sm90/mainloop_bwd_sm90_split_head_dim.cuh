@@ -100,10 +100,10 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
   start_consuming(params, smem, work, thread);  // each step stages the next step's lse and D before kdSReady
 
   State read;
-  auto step = [&](int s, auto kind) __attribute__((always_inline)) {
+  auto step = [&](int s, StepCoord at, StepCoord next, auto kind) __attribute__((always_inline)) {
     constexpr StepKind kKind = decltype(kind)::value;
-    const int head = work.head_of(s);
-    const int row0 = work.m_block_of(s) * kBlockM;
+    const int head = at.head;
+    const int row0 = at.m_block * kBlockM;
     const int buffer = s & 1;
     const float* lse_log2 = smem.lse_log2[buffer];  // by query row of the block
     const float* dsum = smem.dsum[buffer];
@@ -122,7 +122,7 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
       publish_shared_writes();
     }
     gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrA, tSrB(_, _, _, stage), tSrS);
-    const float next_stat = s + 1 < steps ? load_stat(params, work, s + 1, thread) : 0.0f;
+    const float next_stat = s + 1 < steps ? load_stat(params, work, next, thread) : 0.0f;
     gmma_wait<0>(tSrS);
 
     if (warp_group == 0) {
@@ -181,9 +181,10 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                       static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
     copy(copy_dq, thr_copy_dq.retile_S(tdQrdQt), tdQsdQt);  // transposed into (query row, head dim)
-    cutlass::arch::fence_view_async_shared();               // the stores, seen by the TMA unit (async proxy)
-    dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
     gmma_wait<0>(acc_dv, acc_dk);
+    // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
+    cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
+    dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
     pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
     ++read;
   };

@@ -62,6 +62,7 @@
 #include "cuda/common/fragment.cuh"
 #include "cuda/common/mask.cuh"
 #include "cuda/common/softmax.cuh"
+#include "cuda/sm90/dq_staging_sm90.cuh"
 #include "cuda/sm90/layouts_bwd_sm90.cuh"
 #include "cuda/sm90/mask_bwd_sm90.cuh"
 #include "cuda/sm90/params_bwd_sm90.cuh"
@@ -98,6 +99,12 @@ struct BwdMainloopSm90 {
   template <StepKind kKind>
   using Step = std::integral_constant<StepKind, kKind>;
 
+  /// A step's query head and query block.
+  struct StepCoord {
+    int head;
+    int m_block;
+  };
+
   /// The CTA's key block and the query work that sees it, shared by the producer and the consumers.
   struct Work {
     int batch;
@@ -116,27 +123,23 @@ struct BwdMainloopSm90 {
     int tma_batch;              ///< Batch coordinate of the TMA views (0 for varlen).
 
     __device__ int steps() const { return (m_end - m_begin) * heads; }
-    /// Step s covers query block m_begin + s % blocks of head first_head + s / blocks.
-    __device__ int head_of(int s) const { return first_head + s / (m_end - m_begin); }
-    __device__ int m_block_of(int s) const { return m_begin + s % (m_end - m_begin); }
+    /// Steps walk the query blocks of one head, then of the next: step s is query block
+    /// m_begin + s % blocks of head first_head + s / blocks, reached by stepping from the first one
+    /// (a division by the runtime block count cost ~20 dependent instructions at every step's start).
+    __device__ StepCoord first_step() const { return {first_head, m_begin}; }
+    __device__ StepCoord after(StepCoord at) const {
+      return at.m_block + 1 < m_end ? StepCoord{at.head, at.m_block + 1} : StepCoord{at.head + 1, m_begin};
+    }
   };
 
   /// The work of CTA `cta`, or nothing when the block starts past its sequence's rows (varlen: the sequence
-  /// is shorter than the longest). Grid order: with a bounded right window (causal), kv heads fastest, then
-  /// batches, then key blocks; else key blocks fastest. Under a causal mask a key block is seen by fewer
-  /// query blocks the later it is, and key blocks slowest is longest-first list scheduling: every (batch,
-  /// kv head)'s long first blocks start in the first waves and the short last ones fill the tail. With key
-  /// blocks fastest the last kv heads' longest CTAs started late; bench/bwd_schedule_sim.py (132 SMs, CTAs
-  /// in grid order) put that tail at 5-7% of the causal grid's time and 24% at B 1, S 8k, GQA 32/8
-  /// (measured there: 0.77x cuDNN, its neighbours 0.89-0.91x). Without a right bound the work does not
-  /// shrink with the key block, and key blocks fastest keeps the CTAs running at once on few heads, which
-  /// share their Q and dO in L2.
+  /// is shorter than the longest). Grid order (params.longest_first, see bwd_ctas_longest_first): kv heads
+  /// fastest, then batches, then key blocks; or key blocks fastest.
   __device__ static bool make_work(const Params& params, int cta, Work& work) {
     const BackwardParams& p = params.base.problem;
     const int batch_heads = p.batch * p.heads_kv;
-    const bool longest_first = p.window_right < kUnboundedWindow;
-    work.n_block = longest_first ? cta / batch_heads : cta % params.base.num_n_blocks;
-    const int batch_head = longest_first ? cta % batch_heads : cta / params.base.num_n_blocks;
+    work.n_block = params.longest_first ? cta / batch_heads : cta % params.base.num_n_blocks;
+    const int batch_head = params.longest_first ? cta % batch_heads : cta / params.base.num_n_blocks;
     work.batch = batch_head / p.heads_kv;
     work.head_kv = batch_head % p.heads_kv;
     work.key_rows =
@@ -199,9 +202,10 @@ struct BwdMainloopSm90 {
       return local_tile(m, Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(_, _0{}));
     };
     State write = cutlass::make_producer_start_state<Pipeline>();
-    for (int s = 0; s < work.steps(); ++s) {
-      const int head = work.head_of(s);
-      const int m_block = work.m_block_of(s);
+    StepCoord at = work.first_step();
+    for (int s = 0; s < work.steps(); ++s, at = work.after(at)) {
+      const int head = at.head;
+      const int m_block = at.m_block;
       // (TMA, m) global and (TMA, PIPE) shared partitions.
       auto [tQgQ, tQsQ] = tma_partition(params.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ),
                                         group_modes<0, 2>(query_tiles(params.tma_q, head)));
@@ -231,9 +235,10 @@ struct BwdMainloopSm90 {
     // Both halves of the buffer start empty.
     CUTE_UNROLL
     for (int w = 0; w < kConsumerWarpGroups; ++w) dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
-    for (int s = 0; s < steps; ++s) {
-      const int head = work.head_of(s);
-      const int m_block = work.m_block_of(s);
+    StepCoord at = work.first_step();
+    for (int s = 0; s < steps; ++s, at = work.after(at)) {
+      const int head = at.head;
+      const int m_block = at.m_block;
       int* semaphore = nullptr;
       if (p.deterministic) {
         semaphore = ws.semaphore(p, work.batch, head, m_block);
@@ -359,20 +364,19 @@ struct BwdMainloopSm90 {
     Tensor tdQrdS = thr_dq.partition_fragment_A(sdS);  // (MMA, MMA_M, MMA_K, 2)
     Tensor tdQrKt = thr_dq.partition_fragment_B(sKt);  // (MMA, MMA_D, MMA_K)
     Tensor tdQrdQ = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // fp32
-    // dQ registers -> the staging buffer of the dQ writer.
-    Tensor sdQ = make_tensor(make_smem_ptr(smem.dq.data()), typename Layouts::SmemLayoutdQ{});  // (M, D)
-    auto copy_dq = make_tiled_copy_C(typename Layouts::SmemCopyAtomdQ{}, mma_dq);
     const int warp_group = thread / 128;
+    // This warpgroup's block of the dQ writer's staging buffer.
+    const std::uint32_t dq_block = cute::cast_smem_ptr_to_uint(
+        smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>);
 
     start_consuming(params, smem, work,
                     thread);  // each step stages the next step's lse and D before its dS barrier
 
     State read;
-    auto step = [&](int s, auto kind) __attribute__((always_inline)) {
+    auto step = [&](int s, StepCoord at, StepCoord next, auto kind) __attribute__((always_inline)) {
       constexpr StepKind kKind = decltype(kind)::value;
-      const int head = work.head_of(s);
-      const int m_block = work.m_block_of(s);
-      const int row0 = m_block * kBlockM;
+      const int head = at.head;
+      const int row0 = at.m_block * kBlockM;
       const float* lse_log2 = smem.lse_log2[s & 1];  // by query row of the block
       const float* dsum = smem.dsum[s & 1];
       auto row_of = [&](int c) { return get<1>(tScS_rc(0, c)); };  // query row (in the block) of column c
@@ -389,7 +393,7 @@ struct BwdMainloopSm90 {
       }
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), tSrS);
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage), tSrdP);
-      const float next_stat = s + 1 < steps ? load_stat(params, work, s + 1, thread) : 0.0f;
+      const float next_stat = s + 1 < steps ? load_stat(params, work, next, thread) : 0.0f;
 
       if constexpr (kKind == StepKind::softcap) {
         // dS = P ∘ (1 - tanh²) ∘ (dP - D): the factor is folded into dP - D as the scores are
@@ -435,12 +439,13 @@ struct BwdMainloopSm90 {
       // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
       cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                         static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
-      // Swizzled addresses, one per store: computed here from a fresh thread index, not held across steps.
-      auto thr_copy_dq = copy_dq.get_slice(thread_index_in_loop() - 128);
-      copy(copy_dq, thr_copy_dq.retile_S(tdQrdQ), thr_copy_dq.partition_D(sdQ));
+      // The address base from a fresh thread index: not hoisted, so not held across the steps.
+      stage_dq_keys_split<Layouts::kHeadDimPerWarpGroup>(
+          tdQrdQ, dq_block, static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
+      gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
+      // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
       cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
       dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
-      gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
       pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
       ++read;
     };
@@ -460,14 +465,14 @@ struct BwdMainloopSm90 {
   /// every read of the buffer's previous contents) and read in step s (after step s - 1's). Each of the
   /// first 2 * BLOCK_M consumer threads loads one value (lse, then D) and later stores it, so the load's
   /// latency passes under the step's products instead of stalling the thread at the store.
-  __device__ static float load_stat(const Params& params, const Work& work, int s, int thread) {
+  __device__ static float load_stat(const Params& params, const Work& work, StepCoord at, int thread) {
     const BackwardParams& p = params.base.problem;
     const BwdWorkspace& ws = params.base.workspace;
     float value = 0.0f;
     if (thread < 2 * kBlockM) {
-      const int row = work.m_block_of(s) * kBlockM + thread % kBlockM;
+      const int row = at.m_block * kBlockM + thread % kBlockM;
       const bool valid = row < work.seqlen_q;
-      const std::int64_t index = ws.stat_index(work.head_of(s), ws.token(p, work.batch, valid ? row : 0));
+      const std::int64_t index = ws.stat_index(at.head, ws.token(p, work.batch, valid ? row : 0));
       if (thread < kBlockM) {
         value = valid ? ws.lse_log2[index] : INFINITY;
       } else {
@@ -500,29 +505,32 @@ struct BwdMainloopSm90 {
       zero_rows(sV, work.seqlen_k - work.n0, thread);
       publish_shared_writes();
     }
-    store_stat(smem, 0, thread, load_stat(params, work, 0, thread));
+    store_stat(smem, 0, thread, load_stat(params, work, work.first_step(), thread));
     cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
   }
 
-  /// Runs step(s, Step<kind>) for every step of the work. The block needs no mask when its first row keeps
-  /// every key up to the block's end and its last valid row keeps every key from the block's start (key
-  /// intervals grow with the row). ALiBi's bias is applied with the mask, so it takes the masked step
-  /// throughout; softcap has a step kind of its own.
+  /// Runs step(s, coordinates of s, coordinates of s + 1, Step<kind>) for every step of the work. The block
+  /// needs no mask when its first row keeps every key up to the block's end and its last valid row keeps
+  /// every key from the block's start (key intervals grow with the row). ALiBi's bias is applied with the
+  /// mask, so it takes the masked step throughout; softcap has a step kind of its own.
   template <class StepFn>
   __device__ __forceinline__ static void run_steps(const Params& params, const Work& work, StepFn& step) {
     const BackwardParams& p = params.base.problem;
+    StepCoord at = work.first_step();
     for (int s = 0; s < work.steps(); ++s) {
-      const int row0 = work.m_block_of(s) * kBlockM;
+      const StepCoord next = work.after(at);
+      const int row0 = at.m_block * kBlockM;
       const int last_row = min(row0 + kBlockM, work.seqlen_q) - 1;
       const KeyRange range(p, work.seqlen_q, work.seqlen_k);
       const bool whole = range.key_begin(last_row) <= work.n0 && range.key_end(row0) >= work.n0 + kBlockN;
       if (params.base.softcap_pre > 0.0f) {
-        step(s, Step<StepKind::softcap>{});
+        step(s, at, next, Step<StepKind::softcap>{});
       } else if (params.base.has_alibi || !whole) {
-        step(s, Step<StepKind::masked>{});
+        step(s, at, next, Step<StepKind::masked>{});
       } else {
-        step(s, Step<StepKind::bulk>{});
+        step(s, at, next, Step<StepKind::bulk>{});
       }
+      at = next;
     }
   }
 

@@ -27,13 +27,14 @@ struct BwdParamsSm90 {
   typename Layouts::GmemShape shape_q;     ///< (rows, head dim, heads, batch) of q and dout.
   typename Layouts::GmemShape shape_k;     ///< (rows, head dim, heads_kv, batch) of k and v.
   typename Layouts::GmemShapedQ shape_dq;  ///< (tokens, head dim, heads) of the dQ accumulator.
+  bool longest_first;                      ///< CTA order (bwd_ctas_longest_first).
 };
 
-/// Host: the device parameters of `base` (validated; at least one key block). `args` gives the row extents
-/// of varlen tensors (total_q, total_k).
+/// Host: the device parameters of `base` (validated; at least one key block) for a grid of `ctas` CTAs on a
+/// GPU of `sms` multiprocessors. `args` gives the row extents of varlen tensors (total_q, total_k).
 template <class Element, int kHeadDim>
-BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& base,
-                                                      const AttentionArgs& args) {
+BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& base, const AttentionArgs& args,
+                                                      long long ctas, int sms) {
   using namespace cute;
   using Layouts = BwdLayoutsSm90<Element, kHeadDim>;
   const BackwardParams& p = base.problem;
@@ -78,7 +79,8 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
           make_tma_copy(SM90_TMA_REDUCE_ADD{}, dq_tensor, typename Layouts::SmemLayoutdQWarpGroup{}),
           shape_q,
           shape_k,
-          shape_dq};
+          shape_dq,
+          bwd_ctas_longest_first(p.window_right < kUnboundedWindow, ctas, sms)};
 }
 
 }  // namespace flashattn::cuda::sm90

@@ -1,0 +1,52 @@
+// flashattn — the Hopper backward's dQ staging with the keys split (D <= 128): one consumer warpgroup's
+// fp32 dQ accumulator (wgmma m64nN, N = its half of the head dim) stored into its block of the staging
+// buffer that the dQ writer's TMA reduce-add reads (SmemLayoutdQWarpGroup: 128-byte swizzled atoms of 8 rows
+// x 32 floats, tiled rows first).
+//
+// The addresses, derived once (rather than CuTe's per-store 64-bit generic address, add and swizzle: ~40
+// integer instructions a step on the consumers' critical path). Byte address of (row r, column c) in the
+// block: A = r%8·128 + r/8·1024 + c/32·(64·128) + c%4·4 + 16·(((c%32)/4) ^ (r%8)), the 128-byte swizzle
+// XORing address bits [4, 7) with bits [7, 10) (the buffer is 1024-aligned). The accumulator's element
+// i = e + 2h + 4j of lane l in warp w (of the warpgroup) is (r, c) = (16w + 8h + l/4, 8j + 2(l%4) + e), so
+// r%8 = l/4 and (c%32)/4 = 2(j%4) + (l%4)/2; since 2(j%4) has no bit 0, 16·((2(j%4) + a) ^ q) =
+// 32(j%4) ^ 16(a ^ q), and with U the address of (j, h, e) = 0 (bits [4, 7) hold 16(a ^ q) alone):
+//   A(j, h, e) = (U ^ 32(j%4)) + j/4·8192 + h·1024 + 4e.
+// One 8-byte store per (j, h), from three XORs of U and immediate offsets. Checked against CuTe's layout
+// for every thread and element (D 64 and 128); the GPU tests check dQ against the oracle.
+//
+// A warp's store covers 8 rows x 32 bytes: rows q and q ^ 1 fall on the same banks, so each half-warp
+// takes 2 wavefronts where 1 would carry its 128 bytes (the layout is fixed by the TMA swizzle modes).
+#pragma once
+
+#include <cstdint>
+
+#include <cute/tensor.hpp>
+
+namespace flashattn::cuda::sm90 {
+
+/// Stores warpgroup thread `wg_thread`'s dQ accumulator `acc` (64 x kCols, fp32, the wgmma C layout) into
+/// the staging block at shared-memory byte address `block` (1024-aligned).
+template <int kCols, class Accumulator>
+__device__ __forceinline__ void stage_dq_keys_split(const Accumulator& acc, std::uint32_t block,
+                                                    std::uint32_t wg_thread) {
+  static_assert(kCols % 32 == 0 && kCols <= 128, "whole 32-float swizzle atoms, one wgmma N");
+  static_assert(decltype(cute::size(acc))::value == kCols / 2, "a 64 x kCols accumulator per warpgroup");
+  constexpr std::uint32_t kAtomColumnBytes = 64 * 128;  // 64 rows of one 32-float atom column
+  const std::uint32_t warp = wg_thread / 32;
+  const std::uint32_t lane = wg_thread % 32;
+  const std::uint32_t quad_row = lane / 4;
+  const std::uint32_t u =
+      block + warp * 2048 + quad_row * 128 + (lane % 2) * 8 + 16 * (((lane % 4) / 2) ^ quad_row);
+  CUTE_UNROLL
+  for (int j = 0; j < kCols / 8; ++j) {
+    const std::uint32_t group = (u ^ (32 * (j % 4))) + (j / 4) * kAtomColumnBytes;
+    CUTE_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(group + h * 1024), "f"(acc(4 * j + 2 * h)),
+                   "f"(acc(4 * j + 2 * h + 1))
+                   : "memory");
+    }
+  }
+}
+
+}  // namespace flashattn::cuda::sm90
