@@ -14,8 +14,13 @@
 // One 8-byte store per (j, h), from three XORs of U and immediate offsets. Checked against CuTe's layout
 // for every thread and element (D 64 and 128); the GPU tests check dQ against the oracle.
 //
-// A warp's store covers 8 rows x 32 bytes: rows q and q ^ 1 fall on the same banks, so each half-warp
-// takes 2 wavefronts where 1 would carry its 128 bytes (the layout is fixed by the TMA swizzle modes).
+// Banks: a half-warp's store covers 4 rows q (quad rows) x 32 bytes, at 16-byte chunk pair (q/2) ^ (j%4) of
+// the 128-byte row, so rows q and q ^ 1 land on the same banks: 2 wavefronts where 1 carries the 128 bytes
+// (ncu: 8.4M excess wavefronts at D 128, S 16k, in a kernel bound by shared-memory wavefronts: wgmma operand
+// reads, TMA, stores). Hence the lanes of odd q store group j ^ 2 in store j (their pair becomes
+// (q/2) ^ (j%4) ^ 2, so the 4 rows take 4 distinct pairs): their base is U ^ 64 (32·((j^2)%4) = 32(j%4) ^
+// 64), and their values are picked by a select. Checked by enumeration: every store conflict-free, every
+// element stored once.
 #pragma once
 
 #include <cstdint>
@@ -35,16 +40,18 @@ __device__ __forceinline__ void stage_dq_keys_split(const Accumulator& acc, std:
   const std::uint32_t warp = wg_thread / 32;
   const std::uint32_t lane = wg_thread % 32;
   const std::uint32_t quad_row = lane / 4;
+  const bool odd_row = quad_row % 2 != 0;
   const std::uint32_t u =
-      block + warp * 2048 + quad_row * 128 + (lane % 2) * 8 + 16 * (((lane % 4) / 2) ^ quad_row);
+      (block + warp * 2048 + quad_row * 128 + (lane % 2) * 8 + 16 * (((lane % 4) / 2) ^ quad_row)) ^
+      (odd_row ? 64u : 0u);
   CUTE_UNROLL
   for (int j = 0; j < kCols / 8; ++j) {
     const std::uint32_t group = (u ^ (32 * (j % 4))) + (j / 4) * kAtomColumnBytes;
     CUTE_UNROLL
-    for (int h = 0; h < 2; ++h) {
-      asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(group + h * 1024), "f"(acc(4 * j + 2 * h)),
-                   "f"(acc(4 * j + 2 * h + 1))
-                   : "memory");
+    for (int h = 0; h < 2; ++h) {  // odd rows store accumulator group j ^ 2 here
+      const float x = odd_row ? acc(4 * (j ^ 2) + 2 * h) : acc(4 * j + 2 * h);
+      const float y = odd_row ? acc(4 * (j ^ 2) + 2 * h + 1) : acc(4 * j + 2 * h + 1);
+      asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(group + h * 1024), "f"(x), "f"(y) : "memory");
     }
   }
 }
