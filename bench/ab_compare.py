@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares flashattn rows of bench/peers.py JSON files from an A/B measurement: runs of a change (A) and of
 a base (B) interleaved in one machine session. Prints per cell the TFLOP/s (or GB/s) of every run, the
-ratio of the sums A / B, a peer from runs of its own in the same session (the A and B runs time flashattn
+ratio of the means A / B, a peer from runs of its own in the same session (the A and B runs time flashattn
 alone, so that neither side runs next to a peer the other does not have), and the geometric mean of the
 ratios.
 
@@ -36,19 +36,31 @@ def main():
     peer = [cells(path, args.peer) for path in args.peer_runs]
     keys = [k for k in a[0] if all(k in run for run in a + b)]
     print("D  causal  B   Sq     Sk    | A runs           | B runs           | A/B    | " + args.peer)
-    ratios = []
+    ratios, failed = [], 0
     for key in keys:
-        ratio = sum(run[key] for run in a) / sum(run[key] for run in b)
-        ratios.append(ratio)
+        # A cell that failed in any run (no time: an error, a failed check, a missing binding) has no ratio.
+        timed = all(run[key] is not None for run in a + b)
+        ratio = (sum(run[key] for run in a) / len(a)) / (sum(run[key] for run in b) / len(b)) if timed else None
+        if timed:
+            ratios.append(ratio)
+        else:
+            failed += 1
         d, causal, batch, sq, sk = key
-        peers = " ".join(f"{run[key]:.0f}" for run in peer if key in run)
+        peers = " ".join(show(run[key]) for run in peer if key in run)
         print(f"{d:<3}{'causal' if causal else 'full':7} {batch:<3} {sq:<6} {sk:<6}| "
-              + f"{' '.join(f'{run[key]:.0f}' for run in a):16} | {' '.join(f'{run[key]:.0f}' for run in b):16} | "
-              + f"{ratio:.3f}  | {peers}")
+              + f"{' '.join(show(run[key]) for run in a):16} | {' '.join(show(run[key]) for run in b):16} | "
+              + f"{f'{ratio:.3f}' if timed else 'FAIL ':5}  | {peers}")
     if ratios:
         geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
         print(f"geometric mean A/B {geomean:.3f} over {len(ratios)} cells (min {min(ratios):.3f}, max {max(ratios):.3f})")
+    if failed:
+        print(f"{failed} of {len(keys)} cells failed in a run: no ratio")
+    return 0 if ratios else 1
+
+
+def show(value):
+    return "FAIL" if value is None else f"{value:.0f}"
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
