@@ -1,7 +1,8 @@
-// The persistent tile order of the Hopper forward (src/cuda/sm90/tile_scheduler_sm90.hpp), checked on the
-// host: the CTAs together visit every tile exactly once, longest tiles come first under a mask, and the
-// CTAs' shares of a causal problem are balanced (the property the order exists for: a static round-robin
-// over per-head sorted sections left some CTAs six times the work of others).
+// The persistent tile order of the Hopper forward (src/cuda/sm90/tile_scheduler_sm90.hpp) and the
+// backward's grid order rule (tile_bwd_sm90.hpp), checked on the host: the CTAs together visit every tile
+// exactly once, longest tiles come first under a mask, and the CTAs' shares of a causal problem are balanced
+// (the property the order exists for: a static round-robin over per-head sorted sections left some CTAs six
+// times the work of others).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cuda/sm90/tile_bwd_sm90.hpp"
 #include "cuda/sm90/tile_scheduler_sm90.hpp"
 
 namespace flashattn::cuda::sm90 {
@@ -49,7 +51,7 @@ std::vector<std::vector<PersistentTileScheduler::Tile>> shares(const PersistentT
 
 // The paper grid's shapes at D = 128 and 256 (B * S = 16k, hidden 2048), a long-context GQA shape, a
 // partial last round and a single tile.
-const std::vector<Shape> kShapes = {{32, 16, 4, true},  {1, 16, 128, true}, {1, 8, 128, true},
+const std::vector<Shape> kShapes = {{32, 16, 4, true},   {1, 16, 128, true}, {1, 8, 128, true},
                                     {1, 32, 1024, true}, {3, 7, 5, false},   {1, 16, 128, false},
                                     {1, 1, 1, true}};
 
@@ -78,7 +80,8 @@ TEST(TileSchedulerSm90, MaskedProblemsGoLongestTileFirst) {
     const auto order = order_of(shape);
     if (!shape.causal) continue;
     for (std::int64_t i = 1; i < order.tiles; ++i) {
-      EXPECT_LE(PersistentTileScheduler::tile(order, i).m_block, PersistentTileScheduler::tile(order, i - 1).m_block);
+      EXPECT_LE(PersistentTileScheduler::tile(order, i).m_block,
+                PersistentTileScheduler::tile(order, i - 1).m_block);
     }
   }
 }
@@ -104,6 +107,16 @@ TEST(TileSchedulerSm90, CausalWorkIsBalancedOverTheCtas) {
 TEST(TileSchedulerSm90, LaunchesAtMostOneCtaPerMultiprocessor) {
   EXPECT_EQ(PersistentTileScheduler::grid_size(order_of({32, 16, 4, false}), 132), 132);
   EXPECT_EQ(PersistentTileScheduler::grid_size(order_of({1, 2, 3, false}), 132), 6);
+}
+
+// The backward's grid order (tile_bwd_sm90.hpp): longest first only under a right window bound and up to
+// 4 waves of CTAs, the regime where it was measured faster (GQA B 1, S 8k: 512 CTAs on 132 SMs).
+TEST(TileSchedulerSm90, BackwardRunsLongestFirstOnlyForSmallCausalGrids) {
+  EXPECT_TRUE(bwd_ctas_longest_first(true, 512, 132));
+  EXPECT_TRUE(bwd_ctas_longest_first(true, 4 * 132, 132));
+  EXPECT_FALSE(bwd_ctas_longest_first(true, 4 * 132 + 1, 132));  // GQA B 1, S 16k (1024 CTAs) ran slower
+  EXPECT_FALSE(bwd_ctas_longest_first(false, 512, 132));         // full attention: every block equal
+  EXPECT_FALSE(bwd_ctas_longest_first(true, 2048, 132));         // the B·S = 16k grid: 0.69-1.00x
 }
 
 }  // namespace
