@@ -29,4 +29,18 @@ constexpr bool short_key_loop_sm90_d64(int max_seqlen_k, bool causal) {
   return mean_keys_per_row(max_seqlen_k, causal) <= 512;
 }
 
+/// Whether the Hopper backward's grid runs its CTAs longest first (key blocks slowest: every (batch, kv
+/// head)'s key block 0, then every key block 1, ...) rather than key blocks fastest (one (batch, kv head)'s
+/// blocks after another).
+/// Only a bounded right window (causal) makes a key block's work fall with its index, so that longest first
+/// shortens the grid's tail; but spreading the CTAs that run at once over every head loses the L2 reuse of
+/// a head's Q and dO that key blocks fastest gives. Measured on the H200 (docs/PERF.md, backward session 13,
+/// interleaved A/B): at GQA 32/8, D 128, causal, longest first ran 1.146x at B 1, S 8k (512 CTAs, 3.9 waves
+/// of 132), 0.984x at S 16k (7.8 waves), 0.966-1.007x at 15.5 waves, and 0.69-1.00x on the causal grid of B·S
+/// = 16k (15.5-31 waves; worst at S 512, where the loads dominate). Hence: longest first up to 4 waves.
+constexpr bool bwd_ctas_longest_first(bool right_window_bounded, long long ctas, int sms) {
+  constexpr long long kMaxWaves = 4;
+  return right_window_bounded && ctas <= kMaxWaves * sms;
+}
+
 }  // namespace flashattn::core

@@ -23,5 +23,15 @@ TEST(Heuristics, Sm90D64ShortKeyLoopUpTo512MeanKeysPerRow) {
   EXPECT_FALSE(short_key_loop_sm90_d64(2048, true));
 }
 
+// Longest first only under a right window bound and up to 4 waves of CTAs, the regime where it was measured
+// faster (GQA B 1, S 8k: 512 CTAs on 132 SMs).
+TEST(Heuristics, BackwardRunsLongestFirstOnlyForCausalGridsOfFourWaves) {
+  EXPECT_TRUE(bwd_ctas_longest_first(true, 512, 132));
+  EXPECT_TRUE(bwd_ctas_longest_first(true, 4 * 132, 132));
+  EXPECT_FALSE(bwd_ctas_longest_first(true, 4 * 132 + 1, 132));  // GQA B 1, S 16k (1024 CTAs) ran slower
+  EXPECT_FALSE(bwd_ctas_longest_first(false, 512, 132));         // full attention: every block equal
+  EXPECT_FALSE(bwd_ctas_longest_first(true, 2048, 132));         // the B·S = 16k grid: 0.69-1.00x
+}
+
 }  // namespace
 }  // namespace flashattn::core

@@ -1,8 +1,7 @@
-// The persistent tile order of the Hopper forward (src/cuda/sm90/tile_scheduler_sm90.hpp) and the
-// backward's grid order rule (tile_bwd_sm90.hpp), checked on the host: the CTAs together visit every tile
-// exactly once, longest tiles come first under a mask, and the CTAs' shares of a causal problem are balanced
-// (the property the order exists for: a static round-robin over per-head sorted sections left some CTAs six
-// times the work of others).
+// The persistent tile order of the Hopper forward (src/cuda/sm90/tile_scheduler_sm90.hpp), checked on the
+// host: the CTAs together visit every tile exactly once, longest tiles come first under a mask, and the
+// CTAs' shares of a causal problem are balanced (the property the order exists for: a static round-robin
+// over per-head sorted sections left some CTAs six times the work of others).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +10,6 @@
 #include <tuple>
 #include <vector>
 
-#include "cuda/sm90/tile_bwd_sm90.hpp"
 #include "cuda/sm90/tile_scheduler_sm90.hpp"
 
 namespace flashattn::cuda::sm90 {
@@ -107,16 +105,6 @@ TEST(TileSchedulerSm90, CausalWorkIsBalancedOverTheCtas) {
 TEST(TileSchedulerSm90, LaunchesAtMostOneCtaPerMultiprocessor) {
   EXPECT_EQ(PersistentTileScheduler::grid_size(order_of({32, 16, 4, false}), 132), 132);
   EXPECT_EQ(PersistentTileScheduler::grid_size(order_of({1, 2, 3, false}), 132), 6);
-}
-
-// The backward's grid order (tile_bwd_sm90.hpp): longest first only under a right window bound and up to
-// 4 waves of CTAs, the regime where it was measured faster (GQA B 1, S 8k: 512 CTAs on 132 SMs).
-TEST(TileSchedulerSm90, BackwardRunsLongestFirstOnlyForSmallCausalGrids) {
-  EXPECT_TRUE(bwd_ctas_longest_first(true, 512, 132));
-  EXPECT_TRUE(bwd_ctas_longest_first(true, 4 * 132, 132));
-  EXPECT_FALSE(bwd_ctas_longest_first(true, 4 * 132 + 1, 132));  // GQA B 1, S 16k (1024 CTAs) ran slower
-  EXPECT_FALSE(bwd_ctas_longest_first(false, 512, 132));         // full attention: every block equal
-  EXPECT_FALSE(bwd_ctas_longest_first(true, 2048, 132));         // the B·S = 16k grid: 0.69-1.00x
 }
 
 }  // namespace

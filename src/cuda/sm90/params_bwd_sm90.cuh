@@ -8,6 +8,7 @@
 
 #include <cute/tensor.hpp>
 
+#include "core/heuristics.hpp"
 #include "core/params.hpp"
 #include "cuda/common/bwd_kernel_params.hpp"
 #include "cuda/sm90/layouts_bwd_sm90.cuh"
@@ -27,7 +28,7 @@ struct BwdParamsSm90 {
   typename Layouts::GmemShape shape_q;     ///< (rows, head dim, heads, batch) of q and dout.
   typename Layouts::GmemShape shape_k;     ///< (rows, head dim, heads_kv, batch) of k and v.
   typename Layouts::GmemShapedQ shape_dq;  ///< (tokens, head dim, heads) of the dQ accumulator.
-  bool longest_first;                      ///< CTA order (bwd_ctas_longest_first).
+  bool longest_first;                      ///< CTA order (core::bwd_ctas_longest_first).
 };
 
 /// Host: the device parameters of `base` (validated; at least one key block) for a grid of `ctas` CTAs on a
@@ -80,7 +81,7 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
           shape_q,
           shape_k,
           shape_dq,
-          bwd_ctas_longest_first(p.window_right < kUnboundedWindow, ctas, sms)};
+          core::bwd_ctas_longest_first(p.window_right < kUnboundedWindow, ctas, sms)};
 }
 
 }  // namespace flashattn::cuda::sm90
