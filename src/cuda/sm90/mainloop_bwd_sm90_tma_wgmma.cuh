@@ -133,8 +133,8 @@ struct BwdMainloopSm90 {
   };
 
   /// The work of CTA `cta`, or nothing when the block starts past its sequence's rows (varlen: the sequence
-  /// is shorter than the longest). Grid order (params.longest_first, see core::bwd_ctas_longest_first): kv heads
-  /// fastest, then batches, then key blocks; or key blocks fastest.
+  /// is shorter than the longest). Grid order (params.longest_first, see core::bwd_ctas_longest_first): kv
+  /// heads fastest, then batches, then key blocks; or key blocks fastest.
   __device__ static bool make_work(const Params& params, int cta, Work& work) {
     const BackwardParams& p = params.base.problem;
     const int batch_heads = p.batch * p.heads_kv;

@@ -142,7 +142,8 @@ class PingPong {
 /// A CuTe copy operation that stores 32 or 64 bits into shared memory with st.shared. CuTe's generic copies
 /// (UniversalCopy, AutoVectorizingCopy) are plain C++ assignments that leave the address space to the
 /// compiler; in the backward's register -> shared stores (dQ staging, and dS before it used stmatrix) it
-/// fell back to generic 32-bit stores (ST.E) with 64-bit addresses, a register pair each.
+/// fell back to generic 32-bit stores (ST.E) with 64-bit addresses, a register pair each. Used by D 256's
+/// transposed dQᵀ staging; the keys split stages dQ with addresses of its own (dq_staging_sm90.cuh).
 template <class Bits>
 struct SharedStore : cute::UniversalCopy<Bits> {
   static_assert(sizeof(Bits) == 4 || sizeof(Bits) == 8, "32- or 64-bit stores");
