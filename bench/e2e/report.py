@@ -387,10 +387,15 @@ def render(args):
     args.docs.mkdir(parents=True, exist_ok=True)
     images, skipped = plots(report, args.docs, stem)
     env = report["env"]
+    # A merged report's commits and dates are its parts' (listed below), not its first part's.
+    parts = report.get("parts") or []
+    commits = ", ".join(dict.fromkeys(str(part["env"].get("commit")) for part in parts))
+    dates = sorted(str(part["env"].get("date"))[:10] for part in parts)
+    when = (f"commits {commits}, dates {dates[0]} to {dates[-1]}" if parts
+            else f"commit {env.get('commit')}, {env.get('date')}")
     out = [f"# End-to-end evaluation ({stem})", "",
            f"GPU {env.get('gpu')}, driver {env.get('driver')}, CUDA {env.get('cuda')}, cuDNN {env.get('cudnn')}, "
-           f"PyTorch {env.get('torch')}, commit {env.get('commit')}, {env.get('dtype')}, {env.get('date')}. "
-           f"{report['note']}.", ""]
+           f"PyTorch {env.get('torch')}, {env.get('dtype')}, {when}. {report['note']}.", ""]
     if report.get("parts"):
         out += [f"Measured in {len(report['parts'])} parts, each its own run; rows name their part, and every "
                 "comparison stays within one part:", ""]

@@ -63,3 +63,17 @@ def test_headline_takes_the_newest_part_that_measured_the_cell(tmp_path):
     lines = merged_headlines(tmp_path, ([("flashattn", 100.0), ("cudnn", 90.0)],
                                         [("flashattn", 110.0), ("cudnn", 50.0)]))
     assert len(lines) == 1 and "110 output tokens/s vs cudnn 50 (2.20x)" in lines[0], lines
+
+
+def test_the_page_of_a_merged_report_names_every_part_commit(tmp_path):
+    paths = []
+    for i in range(2):
+        content = part([("flashattn", 100.0), ("cudnn", 90.0)], f"2026-12-0{i + 1}T00:00:00")
+        content["env"]["commit"] = f"c{i}"
+        paths.append(tmp_path / f"part{i}.json")
+        paths[-1].write_text(json.dumps(content))
+    merged_path = tmp_path / "e2e-test.json"
+    report.merge(type("Args", (), {"json": merged_path, "parts": paths, "caveat": []})())
+    report.render(type("Args", (), {"report": merged_path, "docs": tmp_path / "docs"})())
+    page = (tmp_path / "docs" / "e2e-test.md").read_text()
+    assert "commits c0, c1, dates 2026-12-01 to 2026-12-02" in page, page[:400]
