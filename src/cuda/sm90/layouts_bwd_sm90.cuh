@@ -68,11 +68,11 @@ struct BwdLayoutsSm90Common {
       SmemLayoutK{}, cute::make_layout(cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>>{},
                                        cute::Stride<cute::Int<kBlockN>, cute::_1>{})));  // (D, N)
 
-  // dQ (BLOCK_M, HEAD_DIM) fp32, staged for the TMA reduce-add: 128-byte swizzled rows of 32 floats, so a
-  // warp's 8-byte stores of accumulator pairs (8 rows x 4 pairs) spread over the banks (2 wavefronts per
-  // half-warp, dq_staging_sm90.cuh; 8-way conflicts unswizzled). The atoms tile the
-  // rows first, so warpgroup w's columns [w D/2, (w+1) D/2) are one contiguous (BLOCK_M, D/2) block laid
-  // out as SmemLayoutdQWarpGroup: each warpgroup's half is one TMA box sequence of its own.
+  // dQ (BLOCK_M, HEAD_DIM) fp32, staged for the TMA reduce-add: 128-byte swizzled rows of 32 floats, over
+  // whose banks a warp's 8-byte stores of accumulator pairs spread (conflict-free with the lane exchange of
+  // dq_staging_sm90.cuh; 8-way conflicts unswizzled). The atoms tile the rows first, so warpgroup w's columns
+  // [w D/2, (w+1) D/2) are one contiguous (BLOCK_M, D/2) block laid out as SmemLayoutdQWarpGroup: each
+  // warpgroup's half is one TMA box sequence of its own.
   using SmemLayoutdQ = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<float>{},
                                                     cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));
   using SmemLayoutdQWarpGroup =

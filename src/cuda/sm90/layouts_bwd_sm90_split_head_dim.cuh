@@ -75,7 +75,7 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
   using SmemCopyAtomPdS = cute::Copy_Atom<cute::SM90_U32x4_STSM_N, Element>;
   // dQᵀ registers -> the (query row, head dim) staging buffer: a thread's accumulator pairs are adjacent
   // query rows, 128 bytes apart there, so one 32-bit store each.
-  using SmemCopyAtomdQt = cute::Copy_Atom<SharedStore<std::uint32_t>, float>;
+  using SmemCopyAtomdQt = cute::Copy_Atom<SharedStore32, float>;
 
   struct SharedStorage {
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutQ>> q;

@@ -139,26 +139,19 @@ class PingPong {
   int warp_group_;
 };
 
-/// A CuTe copy operation that stores 32 or 64 bits into shared memory with st.shared. CuTe's generic copies
+/// A CuTe copy operation that stores 32 bits into shared memory with st.shared. CuTe's generic copies
 /// (UniversalCopy, AutoVectorizingCopy) are plain C++ assignments that leave the address space to the
-/// compiler; in the backward's register -> shared stores (dQ staging, and dS before it used stmatrix) it
-/// fell back to generic 32-bit stores (ST.E) with 64-bit addresses, a register pair each. Used by D 256's
-/// transposed dQᵀ staging; the keys split stages dQ with addresses of its own (dq_staging_sm90.cuh).
-template <class Bits>
-struct SharedStore : cute::UniversalCopy<Bits> {
-  static_assert(sizeof(Bits) == 4 || sizeof(Bits) == 8, "32- or 64-bit stores");
-  __device__ __forceinline__ static void copy(const Bits& src, Bits& dst) {
-    const std::uint32_t address = cute::cast_smem_ptr_to_uint(&dst);
-    if constexpr (sizeof(Bits) == 8) {
-      asm volatile("st.shared.b64 [%0], %1;" ::"r"(address), "l"(src) : "memory");
-    } else {
-      asm volatile("st.shared.b32 [%0], %1;" ::"r"(address), "r"(src) : "memory");
-    }
+/// compiler; in the backward's register -> shared stores they fell back to generic 32-bit stores (ST.E)
+/// with 64-bit addresses, a register pair each. Used by D 256's transposed dQᵀ staging (the keys split
+/// stages dQ with addresses of its own, dq_staging_sm90.cuh; dS and P go through stmatrix).
+struct SharedStore32 : cute::UniversalCopy<std::uint32_t> {
+  __device__ __forceinline__ static void copy(const std::uint32_t& src, std::uint32_t& dst) {
+    asm volatile("st.shared.b32 [%0], %1;" ::"r"(cute::cast_smem_ptr_to_uint(&dst)), "r"(src) : "memory");
   }
 };
 
 }  // namespace flashattn::cuda::sm90
 
-template <class Bits>
-struct cute::Copy_Traits<flashattn::cuda::sm90::SharedStore<Bits>>
-    : cute::Copy_Traits<cute::UniversalCopy<Bits>> {};
+template <>
+struct cute::Copy_Traits<flashattn::cuda::sm90::SharedStore32>
+    : cute::Copy_Traits<cute::UniversalCopy<std::uint32_t>> {};
