@@ -190,7 +190,6 @@ struct FwdMainloopSm90 {
       first_softmax_done();
       return;
     }
-    Tensor sQ = make_tensor(make_smem_ptr(smem.q[q_stage].data()), typename Layouts::SmemLayoutQ{});
     Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
     Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});
 
@@ -198,7 +197,6 @@ struct FwdMainloopSm90 {
     typename Layouts::TiledMmaPV mma_pv;
     auto thr_qk = mma_qk.get_thread_slice(thread);
     auto thr_pv = mma_pv.get_thread_slice(thread);
-    Tensor tSrQ = thr_qk.partition_fragment_A(sQ);   // (MMA, MMA_M, MMA_K) descriptors
     Tensor tSrK = thr_qk.partition_fragment_B(sK);   // (MMA, MMA_N, MMA_K, PIPE) descriptors
     Tensor tOrV = thr_pv.partition_fragment_B(sVt);  // (MMA, MMA_N, MMA_K, PIPE) descriptors
     // (row, col) within the block of each score this thread holds, as a (rows, cols) view.
@@ -220,7 +218,13 @@ struct FwdMainloopSm90 {
         mask_tile(params, scores, tScS_rc, intervals, work.slope_log2, n);
       }
     };
+    // Q's wgmma descriptors (one 64-bit value per k-slice) are rebuilt from an opaque base at every issue:
+    // hoisted out of the loop they would hold 2 registers per k-slice through it, and ptxas spilled them
+    // (reloading them every step) with key tiles wider than 128.
+    Element* const q_buffer = smem.q[q_stage].data();
     auto issue_s = [&](int stage) {
+      Tensor sQ = make_tensor(make_smem_ptr(opaque(q_buffer)), typename Layouts::SmemLayoutQ{});
+      Tensor tSrQ = thr_qk.partition_fragment_A(sQ);  // (MMA, MMA_M, MMA_K) descriptors
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_qk, tSrQ, tSrK(_, _, _, stage), tSrS);
     };
     auto issue_pv = [&](int stage) {

@@ -42,6 +42,14 @@ __device__ __forceinline__ constexpr auto gmma_acc_as_a_layout(Layout layout) {
                      make_layout(get<2, 1>(split), get<2>(layout)));
 }
 
+/// `value`, which the compiler must treat as unknown where this is called: values derived from it inside a
+/// loop are recomputed there instead of hoisted out of it and held (or spilled) across the loop.
+template <class T>
+__device__ __forceinline__ T* opaque(T* value) {
+  asm volatile("" : "+l"(value));
+  return value;
+}
+
 /// tCrC (+)= tCrA · tCrB over the k mode with wgmma, issued by the calling warpgroup as one commit group.
 /// kZeroInit: the first k-slice overwrites the accumulator. kWait: wgmma groups left in flight on return
 /// (-1 = do not wait; the caller waits with gmma_wait before touching tCrC or a register A operand).

@@ -39,7 +39,10 @@ enum class FwdAblationSm90 {
   stages_3,
   v_stages_2,
   two_consumer_warpgroups,
-  q_stages_1
+  q_stages_1,
+  block_n_176,
+  block_n_144,
+  block_n_144_q2
 };
 
 #if !defined(FLASHATTN_SM90_ABLATION)
@@ -65,6 +68,12 @@ constexpr const char* fwd_ablation_suffix_sm90() {
       return "+two_consumer_warpgroups";
     case FwdAblationSm90::q_stages_1:
       return "+q_stages_1";
+    case FwdAblationSm90::block_n_176:
+      return "+block_n_176";
+    case FwdAblationSm90::block_n_144:
+      return "+block_n_144";
+    case FwdAblationSm90::block_n_144_q2:
+      return "+block_n_144_q2";
     default:
       return "";
   }
@@ -146,6 +155,19 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, FwdTileRegime regime) {
       break;
     case FwdAblationSm90::q_stages_1:
       tile.q_stages = 1;
+      break;
+    // Wider key tiles at D = 128 (fewer steps, so less per-step softmax and barrier work per key), paid for
+    // in shared memory: 176 keys (FlashAttention-3's non-causal choice) leave room for one Q buffer and two
+    // stages each of K and V (208 KB); 144 keys for one Q and 2 K + 3 V (212 KB) or two Q and 2 K + 2 V
+    // (208 KB).
+    case FwdAblationSm90::block_n_176:
+      if (head_dim == 128) tile = {128, 176, 2, 2, 2, true, true, 1};
+      break;
+    case FwdAblationSm90::block_n_144:
+      if (head_dim == 128) tile = {128, 144, 2, 3, 2, true, true, 1};
+      break;
+    case FwdAblationSm90::block_n_144_q2:
+      if (head_dim == 128) tile = {128, 144, 2, 2, 2, true, true, 2};
       break;
     default:
       break;
