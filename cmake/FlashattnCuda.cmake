@@ -140,8 +140,13 @@ function(flashattn_add_cuda_sources target)
   # in the TUs whose tiles need it (layouts_fwd_sm90.cuh static_asserts the rest): the extra
   # specialisations cost every TU that includes CuTe ~14 s of cudafe++ and ~7 s of cicc per arch
   # (docs/PERF.md, build time). No N is instantiated both with and without it.
+  # The D = 128 key-tile ablations (block_n_*) need it in the D = 128 TU as well.
+  set(extended_shape_head_dims "192")
+  if(FLASHATTN_SM90_ABLATION MATCHES "^block_n_")
+    set(extended_shape_head_dims "(128|192)")
+  endif()
   set(extended_shape_kernels ${FLASHATTN_KERNELS_SM90A})
-  list(FILTER extended_shape_kernels INCLUDE REGEX "fwd_sm90_hd192\\.cu$")
+  list(FILTER extended_shape_kernels INCLUDE REGEX "fwd_sm90_hd${extended_shape_head_dims}\\.cu$")
   if(extended_shape_kernels)
     set_property(SOURCE ${extended_shape_kernels} APPEND PROPERTY COMPILE_DEFINITIONS
                  CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)
