@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
       make_tensor(make_gmem_ptr(static_cast<Element*>(p.dv) + work.batch * p.dv_strides.batch +
                                 k_row0 * p.dv_strides.row + work.head_kv * p.dv_strides.head),
                   Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_stride(p.dv_strides.row, _1{}));  // (N, D)
-  Epilogue::store(acc_dk, acc_dv, p.scale, gdK, gdV, work.key_rows - work.n0, thread);
+  Epilogue::store(smem, acc_dk, acc_dv, p.scale, gdK, gdV, work.key_rows - work.n0, thread);
 #endif
 }
 
