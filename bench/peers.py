@@ -86,6 +86,9 @@ def parse_args():
     p.add_argument("--samples", type=int, default=20)
     p.add_argument("--l2-flush", choices=L2_FLUSH_MODES, default="zero",
                    help="how the L2 is flushed before each sample (flush_l2)")
+    p.add_argument("--host-lead-us", type=float, default=0.0,
+                   help="keep the GPU busy this long (a sleep kernel) after the L2 flush and before each timed "
+                        "call, so that the host's time to enqueue the call is not timed (0: it is, as before)")
     p.add_argument("--json", type=pathlib.Path, help="write the results here")
     return p.parse_args()
 
@@ -160,6 +163,7 @@ def environment():
 _L2_FLUSH = None
 L2_FLUSH_MODES = ("zero", "read")
 _L2_FLUSH_MODE = "zero"
+_HOST_LEAD_CYCLES = 0
 
 
 def flush_l2():
@@ -200,6 +204,11 @@ def time_ms(fn, samples, graph=False):
     times = []
     for _ in range(samples):
         flush_l2()
+        # The events time the GPU from `start` on: when the host takes longer to enqueue the call than the
+        # flush takes to run, the GPU idles inside the timed span. A sleep enqueued before `start` gives the
+        # host that lead (--host-lead-us).
+        if _HOST_LEAD_CYCLES:
+            torch.cuda._sleep(_HOST_LEAD_CYCLES)
         start.record()
         call()
         end.record()
@@ -491,9 +500,13 @@ def summarize_decode(result):
 
 
 def main():
-    global _L2_FLUSH_MODE
+    global _L2_FLUSH_MODE, _HOST_LEAD_CYCLES
     args = parse_args()
     _L2_FLUSH_MODE = args.l2_flush
+    # torch.cuda._sleep spins for a number of SM clock cycles: converted at the part's maximum clock, so the
+    # lead is at least the asked time.
+    if args.host_lead_us > 0:
+        _HOST_LEAD_CYCLES = int(args.host_lead_us * float(nvidia_smi("clocks.max.sm") or 2000))
     if args.op == "decode":
         args.grid = "decode"
     impls = args.impls.split(",")
@@ -501,7 +514,8 @@ def main():
     points = GRIDS[args.grid](args)
     if not points:
         sys.exit(f"peers: --seqlens {args.seqlens} selects no point of the {args.grid} grid")
-    result = {"env": environment(), "l2_flush": args.l2_flush, "ceilings": ceilings(), "rows": []}
+    result = {"env": environment(), "l2_flush": args.l2_flush, "host_lead_us": args.host_lead_us,
+              "ceilings": ceilings(), "rows": []}
     for index, point in enumerate(points):
         if args.op == "decode":
             rows = bench_decode_point(args, impls, dtype, point)
