@@ -41,7 +41,7 @@ option(FLASHATTN_PTXAS_VERBOSE "Print registers, spills and shared memory of eve
 set(FLASHATTN_SM90_ABLATION "none" CACHE STRING
     "Ablation build of the sm90 kernels (the variants: FwdAblationSm90), none for the real kernels")
 set_property(CACHE FLASHATTN_SM90_ABLATION PROPERTY STRINGS none no_pingpong no_overlap no_overlap_no_pingpong stages_3 v_stages_2
-                                                     two_consumer_warpgroups q_stages_1 block_n_176 block_n_144 block_n_144_q2)
+                                                     two_consumer_warpgroups q_stages_1 block_n_176 block_n_128)
 
 # Compiles `sources` in an object library `<target>_<name>_kernels` that has the target's include
 # directories, definitions and options but its own architectures (`cuda_archs`, OFF when `arch_flags`
@@ -136,17 +136,12 @@ function(flashattn_add_cuda_sources target)
   # paying an empty pass per other architecture.
   flashattn_add_kernel_objects(${target} sm90 "${FLASHATTN_KERNELS_SM90A}" 90a-real "")
   # CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED: CuTe's wgmma selectors then take every N that is a multiple of
-  # 8 (the D = 192 tile's 112 keys are one m64n112 instruction per k-step, not seven m64n16 ones). Only
+  # 8 (the D = 192 tile's 112 keys and D = 128's 144 are one m64nN instruction per k-step). Only
   # in the TUs whose tiles need it (layouts_fwd_sm90.cuh static_asserts the rest): the extra
   # specialisations cost every TU that includes CuTe ~14 s of cudafe++ and ~7 s of cicc per arch
   # (docs/PERF.md, build time). No N is instantiated both with and without it.
-  # The D = 128 key-tile ablations (block_n_*) need it in the D = 128 TU as well.
-  set(extended_shape_head_dims "192")
-  if(FLASHATTN_SM90_ABLATION MATCHES "^block_n_")
-    set(extended_shape_head_dims "(128|192)")
-  endif()
   set(extended_shape_kernels ${FLASHATTN_KERNELS_SM90A})
-  list(FILTER extended_shape_kernels INCLUDE REGEX "fwd_sm90_hd${extended_shape_head_dims}\\.cu$")
+  list(FILTER extended_shape_kernels INCLUDE REGEX "fwd_sm90_hd(128|192)\\.cu$")
   if(extended_shape_kernels)
     set_property(SOURCE ${extended_shape_kernels} APPEND PROPERTY COMPILE_DEFINITIONS
                  CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)

@@ -23,6 +23,13 @@ TEST(Heuristics, Sm90D64ShortKeyLoopUpTo512MeanKeysPerRow) {
   EXPECT_FALSE(short_key_loop_sm90_d64(2048, true));
 }
 
+TEST(Heuristics, Sm90D128WideKeyTileWithoutCausalMaskFrom8192Keys) {
+  EXPECT_TRUE(wide_key_tile_sm90_d128(8192, false));
+  EXPECT_TRUE(wide_key_tile_sm90_d128(131072, false));
+  EXPECT_FALSE(wide_key_tile_sm90_d128(8191, false));
+  EXPECT_FALSE(wide_key_tile_sm90_d128(16384, true));  // causal: 0.92-1.00x measured
+}
+
 // Longest first only under a right window bound and up to 4 waves of CTAs, the regime where it was measured
 // faster (GQA B 1, S 8k: 512 CTAs on 132 SMs).
 TEST(Heuristics, BackwardRunsLongestFirstOnlyForCausalGridsOfFourWaves) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "flashattn/flashattn.hpp"
 #include "forward_suite.hpp"
@@ -71,6 +72,63 @@ TEST(CudaForwardSm90, HeadDim64TileFollowsTheKeyLoopLength) {
     EXPECT_TRUE(result.passed) << summary(result);
     EXPECT_EQ(result.info.block_m, e.block_m) << "S " << e.seqlen << (e.causal ? " causal" : " full");
     EXPECT_EQ(result.info.block_n, e.block_n) << "S " << e.seqlen << (e.causal ? " causal" : " full");
+  }
+}
+
+// At D = 128 a 128x144 tile runs without a causal mask from 8192 keys per row
+// (core::wide_key_tile_sm90_d128), the 128x128 tile elsewhere. The sweep's key loops are shorter, so the wide
+// tile's correctness is checked here, with the features that change its masking and addressing: a partial
+// last key tile, a sliding window (both interval ends inside the keys), softcap with ALiBi, GQA on strided
+// views, varlen with short and empty sequences beside a long one.
+TEST(CudaForwardSm90, HeadDim128TileFollowsTheMaskAndKeyLoopLength) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  if (std::find(caps.head_dims.begin(), caps.head_dims.end(), 128) == caps.head_dims.end()) {
+    GTEST_SKIP() << "no sm90 D = 128 kernel is built";
+  }
+  auto base = [](DType dtype, int seqlen_q, int seqlen_k) {
+    Case c;
+    c.dtype = dtype;
+    c.head_dim = 128;
+    c.seqlen_q = seqlen_q;
+    c.seqlen_k = seqlen_k;
+    return c;
+  };
+  struct Expected {
+    Case c;
+    int block_n;
+  };
+  std::vector<Expected> cases;
+  for (DType dtype : caps.dtypes) {
+    cases.push_back({base(dtype, 256, 8192), 144});
+    Case gqa = base(dtype, 300, 8300);  // 8300 = 57 * 144 + 92
+    gqa.heads = 4;
+    gqa.heads_kv = 2;
+    gqa.strided = true;
+    cases.push_back({gqa, 144});
+  }
+  const DType dtype = caps.dtypes.front();
+  Case window = base(dtype, 200, 9000);
+  window.window_left = 4000;
+  window.window_right = 100;
+  cases.push_back({window, 144});
+  Case mods = base(dtype, 130, 8200);
+  mods.softcap = 30.0f;
+  mods.alibi = true;
+  cases.push_back({mods, 144});
+  Case varlen = base(dtype, 0, 0);
+  varlen.seqlens_q = {100, 0, 257, 3};
+  varlen.seqlens_k = {8192, 5, 9001, 0};
+  cases.push_back({varlen, 144});
+  cases.push_back({base(dtype, 256, 8191), 128});
+  Case causal = base(dtype, 128, 16384);
+  causal.causal = true;
+  cases.push_back({causal, 128});
+  for (const Expected& e : cases) {
+    const CaseResult result = run_case(e.c, Op::forward, kHopper);
+    ASSERT_TRUE(result.status.ok()) << summary(result);
+    EXPECT_TRUE(result.passed) << summary(result);
+    EXPECT_EQ(result.info.block_m, 128) << summary(result);
+    EXPECT_EQ(result.info.block_n, e.block_n) << summary(result);
   }
 }
 

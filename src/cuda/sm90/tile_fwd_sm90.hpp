@@ -41,8 +41,7 @@ enum class FwdAblationSm90 {
   two_consumer_warpgroups,
   q_stages_1,
   block_n_176,
-  block_n_144,
-  block_n_144_q2
+  block_n_128
 };
 
 #if !defined(FLASHATTN_SM90_ABLATION)
@@ -70,10 +69,8 @@ constexpr const char* fwd_ablation_suffix_sm90() {
       return "+q_stages_1";
     case FwdAblationSm90::block_n_176:
       return "+block_n_176";
-    case FwdAblationSm90::block_n_144:
-      return "+block_n_144";
-    case FwdAblationSm90::block_n_144_q2:
-      return "+block_n_144_q2";
+    case FwdAblationSm90::block_n_128:
+      return "+block_n_128";
     default:
       return "";
   }
@@ -83,9 +80,23 @@ constexpr const char* fwd_ablation_suffix_sm90() {
 /// kernel).
 constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
   if (regime == FwdTileRegime::short_keys) {
-    // D = 64, short key loops (core::short_key_loop_sm90_d64 says when and why): 128x128 with two consumer
-    // warpgroups (240 registers: S 64 + O 32 + P 32), 2 Q + 2 K + 3 V stages of 16 KB = 112 KB.
-    return head_dim == 64 ? FwdTileSm90{128, 128, 2, 3, 2} : FwdTileSm90{0, 0, 0, 0, 0};
+    switch (head_dim) {
+      // D = 64, short key loops (core::short_key_loop_sm90_d64 says when and why): 128x128 with two
+      // consumer warpgroups (240 registers: S 64 + O 32 + P 32), 2 Q + 2 K + 3 V stages of 16 KB = 112 KB.
+      case 64:
+        return {128, 128, 2, 3, 2};
+      // D = 128 wherever the 144-key tile does not pay (core::wide_key_tile_sm90_d128): 128x128, 2 Q + 2 K
+      // + 3 V stages: 2 x Q 32 KB + 2 x K 32 KB + 3 x V 32 KB = 224 KB; S and O take 64 fp32 each per
+      // thread, P 32 registers. A V stage stays busy from its P·V's issue to the end of the softmax that
+      // runs under it, a K stage only until its S landed: the third V stage keeps the producer a full step
+      // ahead (docs/PERF.md, v_stages_2 ablation). The second Q buffer takes v4's O buffer's place so the
+      // next tile's Q loads a tile ahead; with the per-warpgroup O staging it measured +3.2% (geometric
+      // mean) over v4's own O buffer (docs/PERF.md, v5).
+      case 128:
+        return {128, 128, 2, 3, 2};
+      default:
+        return {0, 0, 0, 0, 0};
+    }
   }
   switch (head_dim) {
     // 192x96 (three consumer warpgroups), 2 Q + 2 K + 3 V stages: 2 x Q 24 KB + 2 x K 12 KB + 3 x V 12 KB
@@ -99,15 +110,13 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
     // (rows of 192 bytes); S 64, O 48, P 32 registers per thread.
     case 96:
       return {128, 128, 2, 3, 2};
-    // 128x128, 2 Q + 2 K + 3 V stages: 2 x Q 32 KB + 2 x K 32 KB + 3 x V 32 KB = 224 KB; S and O take
-    // 64 fp32 each per thread, P 32 registers. A V stage stays busy from its P·V's issue to the end of
-    // the softmax that runs under it, a K stage only until its S landed: the third V stage keeps the
-    // producer a full step ahead (docs/PERF.md, v_stages_2 ablation). The second Q buffer takes v4's O
-    // buffer's place so the next tile's Q loads a tile ahead; with the per-warpgroup O staging it measured
-    // +3.2% (geometric mean) over v4's own O buffer (docs/PERF.md, v5). Its own share is not isolated yet:
-    // the q_stages_1 ablation has not been run, and the consumers' wait for Q at S = 512 did not shrink.
+    // 128x144 without a causal mask from 8192 keys per row (core::wide_key_tile_sm90_d128 says why): 11%
+    // fewer key steps than 128 keys, so less softmax bookkeeping, O rescaling and waiting per key. 2 Q +
+    // 2 K + 2 V stages: 2 x Q 32 KB + 2 x K 36 KB + 2 x V 36 KB = 208 KB (a third V stage no longer fits
+    // beside the second Q buffer); S 72, O 64 and P 36 registers per thread, no spills. 176 keys
+    // (FlashAttention-3's choice) fit one Q buffer only and spill 140 bytes (ablation block_n_176).
     case 128:
-      return {128, 128, 2, 3, 2};
+      return {128, 144, 2, 2, 2};
     // 128x112, 1 Q + 2 K + 2 V stages: Q 48 KB + 2 x K 42 KB + 2 x V 42 KB = 216 KB (no room for a second
     // Q); O takes 96 fp32 per thread, so S stays at 56 (and P 28) to keep the 240-register budget.
     case 192: {
@@ -156,18 +165,13 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, FwdTileRegime regime) {
     case FwdAblationSm90::q_stages_1:
       tile.q_stages = 1;
       break;
-    // Wider key tiles at D = 128 (fewer steps, so less per-step softmax and barrier work per key), paid for
-    // in shared memory: 176 keys (FlashAttention-3's non-causal choice) leave room for one Q buffer and two
-    // stages each of K and V (208 KB); 144 keys for one Q and 2 K + 3 V (212 KB) or two Q and 2 K + 2 V
-    // (208 KB).
+    // D = 128's wide-key tile replaced: by 176 keys (FlashAttention-3's non-causal choice, room for one Q
+    // buffer and 2 K + 2 V stages, 208 KB), or by the 128-key tile of the other regime.
     case FwdAblationSm90::block_n_176:
-      if (head_dim == 128) tile = {128, 176, 2, 2, 2, true, true, 1};
+      if (head_dim == 128 && regime == FwdTileRegime::long_keys) tile = {128, 176, 2, 2, 2, true, true, 1};
       break;
-    case FwdAblationSm90::block_n_144:
-      if (head_dim == 128) tile = {128, 144, 2, 3, 2, true, true, 1};
-      break;
-    case FwdAblationSm90::block_n_144_q2:
-      if (head_dim == 128) tile = {128, 144, 2, 2, 2, true, true, 2};
+    case FwdAblationSm90::block_n_128:
+      if (head_dim == 128 && regime == FwdTileRegime::long_keys) tile = {128, 128, 2, 3, 2};
       break;
     default:
       break;
@@ -180,13 +184,18 @@ constexpr bool has_fwd_tile_sm90(int head_dim) {
   return fwd_tile_sm90(head_dim, FwdTileRegime::long_keys).block_m > 0;
 }
 
-/// The tile regime of a forward call: the short-key tile where the head dim has one and the key loop is
-/// short (core::short_key_loop_sm90_d64 says when and why).
+/// The tile regime of a forward call: at D = 64 the short-key tile for short key loops
+/// (core::short_key_loop_sm90_d64), at D = 128 the long-key (144-key) tile only where
+/// core::wide_key_tile_sm90_d128 says it pays; the long-key tile elsewhere and wherever the regime asked for
+/// has no tile.
 constexpr FwdTileRegime fwd_tile_regime_sm90(int head_dim, int max_seqlen_k, bool causal) {
-  return head_dim == 64 && core::short_key_loop_sm90_d64(max_seqlen_k, causal) &&
-                 fwd_tile_sm90(head_dim, FwdTileRegime::short_keys).block_m > 0
-             ? FwdTileRegime::short_keys
-             : FwdTileRegime::long_keys;
+  FwdTileRegime regime = FwdTileRegime::long_keys;
+  if (head_dim == 64 && core::short_key_loop_sm90_d64(max_seqlen_k, causal))
+    regime = FwdTileRegime::short_keys;
+  if (head_dim == 128 && !core::wide_key_tile_sm90_d128(max_seqlen_k, causal)) {
+    regime = FwdTileRegime::short_keys;
+  }
+  return fwd_tile_sm90(head_dim, regime).block_m > 0 ? regime : FwdTileRegime::long_keys;
 }
 
 }  // namespace flashattn::cuda::sm90
