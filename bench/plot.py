@@ -55,8 +55,10 @@ def main():
     op = rows[0]["op"] if rows else "?"
     argv = env.get("argv", [])
     path = argv[argv.index("--path") + 1] if "--path" in argv[:-1] else "auto"
+    lead = result.get("host_lead_us") or 0
+    timing = f", {lead / 1000:g} ms host lead" if lead else ""
     figure.suptitle(f"{op} {rows[0]['dtype'] if rows else ''}, flashattn path {path}, on {env.get('gpu')} — torch {env.get('torch')}, "
-                    f"cuDNN {env.get('cudnn')}, commit {str(env.get('commit'))[:10]}", fontsize=9)
+                    f"cuDNN {env.get('cudnn')}, commit {str(env.get('commit'))[:10]}{timing}", fontsize=9)
     figure.tight_layout()
     out = args.out or args.json.with_suffix(".png")
     figure.savefig(out, dpi=110)
