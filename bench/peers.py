@@ -7,8 +7,9 @@ each shape costs tens of seconds). Every implementation's output is checked agai
 with the calibrated rule of DESIGN.md §3 before it is timed; above Sq = 8192 the O(Sq * Sk) reference is
 computed for sampled query rows only (the first 128, 128 in the middle and the last 256, which under a
 causal mask see every key) and only those rows are compared. Times are CUDA-event medians of >= 20
-samples after warm-up, with the L2 flushed between samples; points under 50 us are timed by CUDA-graph
-replay. The chip's ceilings (8192^3 bf16 matmul, 2 GiB device copy) and the harness's floor for a short call
+samples after warm-up, with the L2 flushed between samples and then a 2 ms sleep kernel before the start
+event (--host-lead-us), so that what is timed is the GPU's work on the call, not the host's time to enqueue
+it nor the flush's write-back; points under 50 us are timed by CUDA-graph replay. The chip's ceilings (8192^3 bf16 matmul, 2 GiB device copy) and the harness's floor for a short call
 (a 4-byte kernel replayed from a graph after the L2 flush) are measured in the same run.
 
 Grids (--grid), all in --dtype (bf16 by default), layout (B, S, H, D), Sq = Sk = S:
@@ -86,9 +87,10 @@ def parse_args():
     p.add_argument("--samples", type=int, default=20)
     p.add_argument("--l2-flush", choices=L2_FLUSH_MODES, default="zero",
                    help="how the L2 is flushed before each sample (flush_l2)")
-    p.add_argument("--host-lead-us", type=float, default=0.0,
+    p.add_argument("--host-lead-us", type=float, default=2000.0,
                    help="keep the GPU busy this long (a sleep kernel) after the L2 flush and before each timed "
-                        "call, so that the host's time to enqueue the call is not timed (0: it is, as before)")
+                        "call, so that the host's time to enqueue the call is not timed (0: it is, as in "
+                        "every result before 2026-12-03's session 14)")
     p.add_argument("--json", type=pathlib.Path, help="write the results here")
     return p.parse_args()
 
