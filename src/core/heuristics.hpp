@@ -33,9 +33,9 @@ constexpr bool short_key_loop_sm90_d64(int max_seqlen_k, bool causal) {
 /// causal mask, from 8192 keys per row. The wider tile has 11% fewer key steps, so less per-step softmax
 /// bookkeeping, O rescaling and barrier waiting per key, but to fit 227 KB of shared memory beside two Q
 /// buffers it keeps two V stages instead of three, so the producer runs less far ahead and each tile's
-/// fixed cost grows. Measured on the H200 (docs/PERF.md, forward session 14, one build per tile): full
-/// masks +6.0% at 8k keys and +2.9% at 16k, +0.6% at 4k, -4% at 2k and -10% at 512-1k; causal -3 ... 0%
-/// up to 8k.
+/// fixed cost grows. Measured on the H200 (docs/PERF.md, forward session 14): against the 128x128 tile,
+/// full masks +1.9% at 8k keys and +2.2% at 16k (interleaved A/B, kernel time), and in one run per tile
+/// +0.6% at 4k, -4% at 2k, -10% at 512-1k, causal -3 ... 0% up to 8k.
 constexpr bool wide_key_tile_sm90_d128(int max_seqlen_k, bool causal) {
   return !causal && max_seqlen_k >= 8192;
 }
