@@ -1,5 +1,5 @@
-// flashattn — the last step of both forward epilogues: O leaves shared memory for global memory in 16-byte
-// copies, only for the rows that belong to the tile's sequence.
+// flashattn — the last step of the epilogues: a tile (O; dK and dV) leaves shared memory for global memory in
+// 16-byte copies, only for the rows that belong to the tile's sequence.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -20,6 +20,21 @@ __device__ __forceinline__ void store_rows_predicated(const TiledCopy& gmem_copy
   for (int m = 0; m < size<1>(tOgO); ++m) {
     if (get<0>(tOcO(0, m, 0)) < valid_rows) copy(gmem_copy, tOrO(_, m, _), tOgO(_, m, _));
   }
+}
+
+/// Copies the shared tiles of dK and dV to their global tiles with thread `thread`'s slice of `gmem_copy`,
+/// writing only the rows below `valid_rows` (both backward epilogues). sdK, sdV, gdK, gdV: (ROWS, COLS).
+template <class TiledCopy, class SdK, class SdV, class GdK, class GdV>
+__device__ __forceinline__ void store_dkdv_rows_predicated(const TiledCopy& gmem_copy, int thread,
+                                                           const SdK& sdK, const SdV& sdV, GdK& gdK, GdV& gdV,
+                                                           int valid_rows) {
+  using namespace cute;
+  auto gmem_thr = gmem_copy.get_thread_slice(thread);
+  Tensor tcKV = gmem_thr.partition_D(make_identity_tensor(product_each(shape(sdK))));  // (row, col)
+  Tensor tdKgdK = gmem_thr.partition_D(gdK);
+  Tensor tdVgdV = gmem_thr.partition_D(gdV);
+  store_rows_predicated(gmem_copy, gmem_thr.partition_S(sdK), tdKgdK, tcKV, valid_rows);
+  store_rows_predicated(gmem_copy, gmem_thr.partition_S(sdV), tdVgdV, tcKV, valid_rows);
 }
 
 /// Writes the lse of the thread's accumulator rows below `valid_rows`. `tOcO_rc`: the thread's (ROWS, COLS)

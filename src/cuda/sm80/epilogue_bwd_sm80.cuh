@@ -15,7 +15,6 @@ namespace flashattn::cuda::sm80 {
 template <class Element, int kHeadDim>
 struct BwdEpilogueSm80 {
   using Layouts = BwdLayouts<Element, kHeadDim>;
-  static constexpr int kBlockN = Layouts::kBlockN;
 
   /// acc_dk, acc_dv: (MMA, MMA_N, MMA_D) fp32 of TiledMmadKV; gdK, gdV: (BLOCK_N, HEAD_DIM). Every warp must
   /// be done with K and V in shared memory.
@@ -39,13 +38,7 @@ struct BwdEpilogueSm80 {
     copy(smem_copy, smem_thr.retile_S(rdV), smem_thr.partition_D(sdV));
     __syncthreads();  // dK and dV are complete in shared memory
 
-    typename Layouts::GmemTiledCopyStore gmem_copy;
-    auto gmem_thr = gmem_copy.get_thread_slice(tid);
-    Tensor tcKV = gmem_thr.partition_D(make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDim>>{}));
-    Tensor tdKgdK = gmem_thr.partition_D(gdK);
-    Tensor tdVgdV = gmem_thr.partition_D(gdV);
-    store_rows_predicated(gmem_copy, gmem_thr.partition_S(sdK), tdKgdK, tcKV, valid_rows);
-    store_rows_predicated(gmem_copy, gmem_thr.partition_S(sdV), tdVgdV, tcKV, valid_rows);
+    store_dkdv_rows_predicated(typename Layouts::GmemTiledCopyStore{}, tid, sdK, sdV, gdK, gdV, valid_rows);
   }
 };
 

@@ -59,13 +59,7 @@ struct BwdEpilogueSm90 {
     copy(smem_copy, smem_thr.retile_S(rdV), smem_thr.partition_D(sdV));
     sync_consumers();  // every row of both tiles is in shared memory
 
-    GmemTiledCopy gmem_copy;
-    auto gmem_thr = gmem_copy.get_thread_slice(thread);
-    Tensor cKV = gmem_thr.partition_D(make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDim>>{}));
-    Tensor tdKgdK = gmem_thr.partition_D(gdK);
-    Tensor tdVgdV = gmem_thr.partition_D(gdV);
-    store_rows_predicated(gmem_copy, gmem_thr.partition_S(sdK), tdKgdK, cKV, valid_rows);
-    store_rows_predicated(gmem_copy, gmem_thr.partition_S(sdV), tdVgdV, cKV, valid_rows);
+    store_dkdv_rows_predicated(GmemTiledCopy{}, thread, sdK, sdV, gdK, gdV, valid_rows);
   }
 
  private:
