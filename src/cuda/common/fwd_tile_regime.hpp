@@ -4,7 +4,8 @@
 namespace flashattn::cuda {
 
 /// `long_keys` is every head dim's tile; `short_keys` exists where another tile pays off while each CTA's
-/// key loop is short (each family's tile header says where and when, core/heuristics.hpp why).
+/// key loop is short — or, for the sm90 forward at D = 128, wherever its long-key tile does not pay, causal
+/// masks included (each family's tile header says where and when, core/heuristics.hpp why).
 enum class FwdTileRegime { long_keys, short_keys };
 
 }  // namespace flashattn::cuda
