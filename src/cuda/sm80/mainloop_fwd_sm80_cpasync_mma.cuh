@@ -22,8 +22,12 @@
 // the block's rows) stays live through the bulk loop: with the bulk first, ptxas spilled the softmax row
 // sums in that loop (an LDL and an STL per row and step), 3.6% behind FlashAttention-2 at D = 256 full
 // S = 512. Its pointers move relative to the tile they point at, so no base pointer stays live either.
-// The long-key tiles keep the descending walk: under the runs order their long-sequence runs measured
-// 2-4% slower (docs/PERF.md, portable path). The order changes only the summation order of the softmax.
+// D = 128's long-key tile (128x64, 4 warps: O 128 + S 64 fp32 per thread) takes the same order: with the
+// descending walk ptxas had no registers left to load K's ldmatrix fragments ahead of their mma.sync (53 of
+// the bulk loop's 256 HMMAs within two instructions of their LDSM), the short-scoreboard stall that put it
+// 3% behind FlashAttention-2 under ncu at S = 512. The other long-key tiles keep the descending walk: their
+// bulk loops have no such gap, and under the runs order D = 256's long-sequence runs measured 2-4% slower
+// (docs/PERF.md, portable path). The order changes only the summation order of the softmax.
 #pragma once
 
 #include <cmath>
@@ -101,7 +105,7 @@ struct FwdMainloopSm80 {
   static constexpr int kRowsPerThread = 2 * kBlockM / (16 * Layouts::kWarps);
   using Softmax = OnlineSoftmax<kRowsPerThread>;
   /// Whether the bulk run is visited last (see the file comment).
-  static constexpr bool kBulkLast = kRegime == FwdTileRegime::short_keys;
+  static constexpr bool kBulkLast = kRegime == FwdTileRegime::short_keys || kHeadDim == 128;
 
   /// What a main-loop step does to the scores before the softmax (see the file comment).
   enum class StepKind { bulk, mask_end, mask_both, score_mods };

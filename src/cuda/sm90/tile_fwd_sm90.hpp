@@ -124,11 +124,15 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
       tile.q_stages = 1;
       return tile;
     }
-    // 128x64, 1 Q + 2 K + 3 V stages: Q 64 KB + 2 x K 32 KB + 3 x V 32 KB = 224 KB (no room for a second
-    // Q); O takes 128 fp32 per thread, so S stays at 32 (a 128-key tile would not fit the shared memory
-    // either).
+    // 128x80, 1 Q + 2 K + 2 V stages: Q 64 KB + 2 x K 40 KB + 2 x V 40 KB = 224 KB (no room for a second
+    // Q); O takes 128 fp32 per thread, S 40, P 20, no spills. Why 80 keys and not 64 (the tile until
+    // session 15, with a third V stage): at D = 256 both products read shared memory at nearly the rate it
+    // delivers. Per key step and CTA, Q·Kᵀ reads Q (2 x 32 KB, whatever the tile's width) and K (2 x N x
+    // 512 B), P·V reads V (2 x N x 512 B) and TMA writes K and V (N x 1 KB): 64 KB + 3 KB·N against
+    // 32·N cycles of tensor work, at 128 B per cycle 100% of the cycles at N = 64 and 95% at N = 80
+    // (docs/PERF.md, D = 256). 96 keys do not fit the shared memory.
     case 256: {
-      FwdTileSm90 tile{128, 64, 2, 3, 2};
+      FwdTileSm90 tile{128, 80, 2, 2, 2};
       tile.q_stages = 1;
       return tile;
     }
