@@ -75,6 +75,34 @@ TEST(CudaForwardSm90, HeadDim64TileFollowsTheKeyLoopLength) {
   }
 }
 
+// At D = 256 the key tile follows the key loop's length (core::narrow_key_tile_sm90_d256): 128x64 up to 512
+// keys per row on average, 128x80 beyond; the sweep has rows of both and checks their results.
+TEST(CudaForwardSm90, HeadDim256TileFollowsTheKeyLoopLength) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  if (std::find(caps.head_dims.begin(), caps.head_dims.end(), 256) == caps.head_dims.end()) {
+    GTEST_SKIP() << "no sm90 D = 256 kernel is built";
+  }
+  struct Expected {
+    int seqlen;
+    bool causal;
+    int block_n;
+  };
+  for (const Expected& e : {Expected{512, false, 64}, Expected{1024, true, 64}, Expected{1024, false, 80},
+                            Expected{1100, true, 80}}) {
+    Case c;
+    c.dtype = caps.dtypes.front();
+    c.head_dim = 256;
+    c.seqlen_q = e.seqlen;
+    c.seqlen_k = e.seqlen;
+    c.causal = e.causal;
+    const CaseResult result = run_case(c, Op::forward, kHopper);
+    ASSERT_TRUE(result.status.ok()) << summary(result);
+    EXPECT_TRUE(result.passed) << summary(result);
+    EXPECT_EQ(result.info.block_m, 128) << "S " << e.seqlen << (e.causal ? " causal" : " full");
+    EXPECT_EQ(result.info.block_n, e.block_n) << "S " << e.seqlen << (e.causal ? " causal" : " full");
+  }
+}
+
 // At D = 128 a 128x144 tile runs without a causal mask from 8192 keys per row
 // (core::wide_key_tile_sm90_d128), the 128x128 tile elsewhere. The sweep's key loops are shorter, so the wide
 // tile's correctness is checked here, with the features that change its masking and addressing: a partial

@@ -94,6 +94,15 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
       // mean) over v4's own O buffer (docs/PERF.md, v5).
       case 128:
         return {128, 128, 2, 3, 2};
+      // D = 256, short key loops (core::narrow_key_tile_sm90_d256): 128x64, 1 Q + 2 K + 3 V stages: Q 64 KB
+      // + 2 x K 32 KB + 3 x V 32 KB = 224 KB; O takes 128 fp32 per thread, S 32. The third V stage, which
+      // the 80-key tile below has no room for, keeps the producer ahead through the first steps of a tile,
+      // which is most of a short tile.
+      case 256: {
+        FwdTileSm90 tile{128, 64, 2, 3, 2};
+        tile.q_stages = 1;
+        return tile;
+      }
       default:
         return {0, 0, 0, 0, 0};
     }
@@ -124,9 +133,9 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
       tile.q_stages = 1;
       return tile;
     }
-    // 128x80, 1 Q + 2 K + 2 V stages: Q 64 KB + 2 x K 40 KB + 2 x V 40 KB = 224 KB (no room for a second
-    // Q); O takes 128 fp32 per thread, S 40, P 20, no spills. Why 80 keys and not 64 (the tile until
-    // session 15, with a third V stage): at D = 256 both products read shared memory at nearly the rate it
+    // 128x80 beyond short key loops, 1 Q + 2 K + 2 V stages: Q 64 KB + 2 x K 40 KB + 2 x V 40 KB = 224 KB
+    // (no room for a second Q); O takes 128 fp32 per thread, S 40, P 20, no spills. Why 80 keys and not 64
+    // (the short-key tile above): at D = 256 both products read shared memory at nearly the rate it
     // delivers. Per key step and CTA, Q·Kᵀ reads Q (2 x 32 KB, whatever the tile's width) and K (2 x N x
     // 512 B), P·V reads V (2 x N x 512 B) and TMA writes K and V (N x 1 KB): 64 KB + 3 KB·N against
     // 32·N cycles of tensor work, at 128 B per cycle 100% of the cycles at N = 64 and 95% at N = 80
@@ -190,7 +199,8 @@ constexpr bool has_fwd_tile_sm90(int head_dim) {
 
 /// The tile regime of a forward call: at D = 64 the short-key tile for short key loops
 /// (core::short_key_loop_sm90_d64), at D = 128 the long-key (144-key) tile only where
-/// core::wide_key_tile_sm90_d128 says it pays; the long-key tile elsewhere and wherever the regime asked for
+/// core::wide_key_tile_sm90_d128 says it pays, at D = 256 the short-key (64-key) tile where
+/// core::narrow_key_tile_sm90_d256 says so; the long-key tile elsewhere and wherever the regime asked for
 /// has no tile.
 constexpr FwdTileRegime fwd_tile_regime_sm90(int head_dim, int max_seqlen_k, bool causal) {
   FwdTileRegime regime = FwdTileRegime::long_keys;
@@ -199,6 +209,8 @@ constexpr FwdTileRegime fwd_tile_regime_sm90(int head_dim, int max_seqlen_k, boo
   if (head_dim == 128 && !core::wide_key_tile_sm90_d128(max_seqlen_k, causal)) {
     regime = FwdTileRegime::short_keys;
   }
+  if (head_dim == 256 && core::narrow_key_tile_sm90_d256(max_seqlen_k, causal))
+    regime = FwdTileRegime::short_keys;
   return fwd_tile_sm90(head_dim, regime).block_m > 0 ? regime : FwdTileRegime::long_keys;
 }
 
