@@ -24,6 +24,7 @@ for r in 1 2; do
   timeout 35 $P --impls fa2 --path portable --json $L/portable_fa2_$r.json > $L/portable_fa2_$r.log 2>&1
 done
 echo "portable done at $((SECONDS - t0)) s"
+python3 bench/ab_compare.py --a $L/portable_flashattn_*.json --b $L/portable_fa2_*.json --b-impl fa2 --peer fa2 | tee $L/portable_ab.txt
 ((SECONDS - t0 < 470)) && timeout 100 $P --op decode --impls flashattn,cudnn,fa2 --json $R/h200-decode-20261203-s15.json > $L/decode.log 2>&1
 echo "decode rc=$? at $((SECONDS - t0)) s"
 for f in $R/*.json; do python3 -c "import json,sys; d=json.load(open('$f')); print('$f', len(d['rows']), sum(1 for r in d['rows'] if r.get('verified')))"; done
