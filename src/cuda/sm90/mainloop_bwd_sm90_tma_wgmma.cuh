@@ -401,18 +401,13 @@ struct BwdMainloopSm90 {
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage), tSrdP);
       const float next_stat = s + 1 < steps ? load_stat(params, work, next, thread) : 0.0f;
       // lse and D of the query row of each column: loaded here, or where used (kRowStatsBeforeWaits).
-      [[maybe_unused]] float lse_of_col[kCols];
+      float lse_of_col[kCols], dsum_of_col[kCols];
       if constexpr (kRowStatsBeforeWaits) {
         CUTE_UNROLL
         for (int c = 0; c < kCols; ++c) lse_of_col[c] = lse_log2[row_of(c)];
       }
-      auto lse_of = [&](int c) {
-        if constexpr (kRowStatsBeforeWaits) {
-          return lse_of_col[c];
-        } else {
-          return lse_log2[row_of(c)];
-        }
-      };
+      auto lse_of = [&](int c) { return kRowStatsBeforeWaits ? lse_of_col[c] : lse_log2[row_of(c)]; };
+      auto dsum_of = [&](int c) { return kRowStatsBeforeWaits ? dsum_of_col[c] : dsum[row_of(c)]; };
 
       if constexpr (kKind == StepKind::softcap) {
         // dS = P ∘ (1 - tanh²) ∘ (dP - D): the factor is folded into dP - D as the scores are
@@ -439,18 +434,10 @@ struct BwdMainloopSm90 {
         CUTE_UNROLL
         for (int i = 0; i < size(dps); ++i) dps(i) *= scores(i);
       } else {
-        [[maybe_unused]] float dsum_of_col[kCols];
         if constexpr (kRowStatsBeforeWaits) {
           CUTE_UNROLL
           for (int c = 0; c < kCols; ++c) dsum_of_col[c] = dsum[row_of(c)];
         }
-        auto dsum_of = [&](int c) {
-          if constexpr (kRowStatsBeforeWaits) {
-            return dsum_of_col[c];
-          } else {
-            return dsum[row_of(c)];
-          }
-        };
         gmma_wait<1>(tSrdP);  // dPᵀ landed; dV still runs
         CUTE_UNROLL
         for (int r = 0; r < kRows; ++r) {
