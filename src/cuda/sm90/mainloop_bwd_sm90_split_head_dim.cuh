@@ -123,11 +123,6 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     }
     gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrA, tSrB(_, _, _, stage), tSrS);
     const float next_stat = s + 1 < steps ? load_stat(params, work, next, thread) : 0.0f;
-    // The row statistic this warpgroup needs (lse for P, D for dS) by column, read before the wait so
-    // the loads complete under the wgmma (kRowStatsBeforeWaits).
-    float stat_of_col[kCols];
-    CUTE_UNROLL
-    for (int c = 0; c < kCols; ++c) stat_of_col[c] = (warp_group == 0 ? lse_log2 : dsum)[row_of(c)];
     gmma_wait<0>(tSrS);
 
     if (warp_group == 0) {
@@ -143,14 +138,14 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
             scores(r, c) = th * base.score_to_log2;
           }
         }
-        scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, [&](int c) { return stat_of_col[c]; });
+        scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
         CUTE_UNROLL
         for (int r = 0; r < kRows; ++r) {
           CUTE_UNROLL
           for (int c = 0; c < kCols; ++c) p_fp32[(r * kCols + c) * 128] = scores(r, c) * chain[r][c];
         }
       } else {
-        scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, [&](int c) { return stat_of_col[c]; });
+        scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
         CUTE_UNROLL
         for (int r = 0; r < kRows; ++r) {
           CUTE_UNROLL
@@ -170,7 +165,7 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
       for (int r = 0; r < kRows; ++r) {
         CUTE_UNROLL
         for (int c = 0; c < kCols; ++c)
-          scores(r, c) = p_fp32[(r * kCols + c) * 128] * (scores(r, c) - stat_of_col[c]);
+          scores(r, c) = p_fp32[(r * kCols + c) * 128] * (scores(r, c) - dsum[row_of(c)]);
       }
       convert_fragment_into(tSrS, rPdS);
       copy(copy_pds, tPrPdS, tPsdSt(_, _, _, buffer));

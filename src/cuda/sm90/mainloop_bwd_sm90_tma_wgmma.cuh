@@ -94,12 +94,6 @@ struct BwdMainloopSm90 {
   static constexpr int kConsumerWarpGroups = Layouts::kConsumerWarpGroups;
   static constexpr int kDqWriterWarp = 1;             ///< Warp of the producer warpgroup.
   static constexpr int kDqBarrierThreads = 128 + 32;  ///< A consumer warpgroup and the dQ writer.
-  /// Whether a step reads its query rows' lse and D from shared memory into registers before the waits
-  /// for Sᵀ and dPᵀ, so that the loads complete under the wgmmas: read after a wait (which orders every
-  /// memory access around it), each exp and each dS waited for its load (8% of the D 128 consumers' stall
-  /// samples, docs/PERF.md backward session 13). D 128 reads them after the waits: held across the wait,
-  /// the 16 values per thread raised its spills from 44 / 52 to 64 / 88 bytes.
-  static constexpr bool kRowStatsBeforeWaits = kHeadDim != 128;
 
   enum class StepKind { bulk, masked, softcap };
   template <StepKind kKind>
@@ -400,14 +394,6 @@ struct BwdMainloopSm90 {
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), tSrS);
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage), tSrdP);
       const float next_stat = s + 1 < steps ? load_stat(params, work, next, thread) : 0.0f;
-      // lse and D of the query row of each column: loaded here, or where used (kRowStatsBeforeWaits).
-      float lse_of_col[kCols], dsum_of_col[kCols];
-      if constexpr (kRowStatsBeforeWaits) {
-        CUTE_UNROLL
-        for (int c = 0; c < kCols; ++c) lse_of_col[c] = lse_log2[row_of(c)];
-      }
-      auto lse_of = [&](int c) { return kRowStatsBeforeWaits ? lse_of_col[c] : lse_log2[row_of(c)]; };
-      auto dsum_of = [&](int c) { return kRowStatsBeforeWaits ? dsum_of_col[c] : dsum[row_of(c)]; };
 
       if constexpr (kKind == StepKind::softcap) {
         // dS = P ∘ (1 - tanh²) ∘ (dP - D): the factor is folded into dP - D as the scores are
@@ -425,7 +411,7 @@ struct BwdMainloopSm90 {
       } else {
         gmma_wait<1>(tSrS);  // Sᵀ landed (wgmma groups complete in issue order); dPᵀ still runs
       }
-      scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_of);
+      scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
       convert_fragment_into(tSrS, rP);
       // dV += Pᵀ·dO runs while dS is computed (it reads rP, left untouched until the final wait).
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
@@ -434,15 +420,11 @@ struct BwdMainloopSm90 {
         CUTE_UNROLL
         for (int i = 0; i < size(dps); ++i) dps(i) *= scores(i);
       } else {
-        if constexpr (kRowStatsBeforeWaits) {
-          CUTE_UNROLL
-          for (int c = 0; c < kCols; ++c) dsum_of_col[c] = dsum[row_of(c)];
-        }
         gmma_wait<1>(tSrdP);  // dPᵀ landed; dV still runs
         CUTE_UNROLL
         for (int r = 0; r < kRows; ++r) {
           CUTE_UNROLL
-          for (int c = 0; c < kCols; ++c) dps(r, c) = scores(r, c) * (dps(r, c) - dsum_of(c));
+          for (int c = 0; c < kCols; ++c) dps(r, c) = scores(r, c) * (dps(r, c) - dsum[row_of(c)]);
         }
       }
       convert_fragment_into(tSrdP, rdS);
@@ -577,11 +559,10 @@ struct BwdMainloopSm90 {
 
   /// P = exp2(t − lse) in place from a step's scores: raw scores of a bulk step (scaled, no mask) or of a
   /// masked one (scaled, then masked), or a softcap step's, already in the log2 domain (masked).
-  /// `lse_of(c)` is lse · log2(e) of the query row of the scores' column c.
-  template <StepKind kKind, class Scores, class Coords, class LseOf>
+  template <StepKind kKind, class Scores, class Coords>
   __device__ __forceinline__ static void scores_to_p(const Params& params, const Work& work, int head,
                                                      int row0, Scores& scores, const Coords& coords,
-                                                     const LseOf& lse_of) {
+                                                     const float* lse_log2) {
     using namespace cute;
     const float scale = params.base.score_to_log2;
     if constexpr (kKind == StepKind::bulk) {
@@ -590,14 +571,15 @@ struct BwdMainloopSm90 {
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         CUTE_UNROLL
-        for (int c = 0; c < kCols; ++c) scores(r, c) = exp2_approx(scores(r, c) * scale - lse_of(c));
+        for (int c = 0; c < kCols; ++c)
+          scores(r, c) = exp2_approx(scores(r, c) * scale - lse_log2[get<1>(coords(0, c))]);
       }
     } else {
       if constexpr (kKind == StepKind::masked) {
         CUTE_UNROLL
         for (int i = 0; i < size(scores); ++i) scores(i) *= scale;
       }
-      apply_mask_and_exp(params, work, head, row0, scores, coords, lse_of);
+      apply_mask_and_exp(params, work, head, row0, scores, coords, lse_log2);
     }
   }
 
@@ -605,9 +587,9 @@ struct BwdMainloopSm90 {
   /// row) coordinates in `coords`): mask and ALiBi as in the forward, then P = exp2(t − lse) in place.
   /// The key intervals are rebuilt per masked step (a few integer ops) rather than held in registers across
   /// the loop.
-  template <class Scores, class Coords, class LseOf>
+  template <class Scores, class Coords>
   __device__ static void apply_mask_and_exp(const Params& params, const Work& work, int head, int row0,
-                                            Scores& scores, const Coords& coords, const LseOf& lse_of) {
+                                            Scores& scores, const Coords& coords, const float* lse_log2) {
     using namespace cute;
     const BackwardParams& p = params.base.problem;
     constexpr int kRows = decltype(size<0>(coords))::value;
@@ -622,7 +604,8 @@ struct BwdMainloopSm90 {
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
       CUTE_UNROLL
-      for (int c = 0; c < kCols; ++c) scores(r, c) = exp2_approx(scores(r, c) - lse_of(c));
+      for (int c = 0; c < kCols; ++c)
+        scores(r, c) = exp2_approx(scores(r, c) - lse_log2[get<1>(coords(0, c))]);
     }
   }
 
