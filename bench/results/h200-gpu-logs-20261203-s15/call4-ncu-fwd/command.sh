@@ -13,6 +13,7 @@ for cfg in "256 8" "128 16"; do
     --warmup 1 --quiet > $L/ncu_fwd_d$d.log 2>&1
   echo "ncu d$d rc=$? at $((SECONDS - t0)) s"
   ncu -i $L/ncu_fwd_d$d.ncu-rep --page details > $L/ncu_fwd_d${d}_details.txt 2>&1
+  ncu -i $L/ncu_fwd_d$d.ncu-rep --page raw 2>/dev/null | grep -E "l1tex__data_pipe_lsu_wavefronts_mem_shared|l1tex__data_bank|smsp__pipe_tensor|sm__pipe_tensor|sm__inst_executed_pipe_uniform|l1tex__throughput|sm__cycles_elapsed.avg |smsp__cycles_active.avg |l1tex__data_pipe" > $L/ncu_fwd_d${d}_raw.txt
   ncu -i $L/ncu_fwd_d$d.ncu-rep --page source --csv --print-source sass 2>/dev/null | gzip > $L/ncu_fwd_d${d}_sass.csv.gz
   grep -E "Duration|SM Frequency|Memory Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Registers Per|Shared Memory Configuration Size" $L/ncu_fwd_d${d}_details.txt | head -12
   rm -f $L/ncu_fwd_d$d.ncu-rep
