@@ -30,13 +30,12 @@ constexpr bool short_key_loop_sm90_d64(int max_seqlen_k, bool causal) {
 }
 
 /// Whether the Hopper forward at D = 256 takes its 128x64 tile (2 K + 3 V stages) rather than its 128x80
-/// one (2 K + 2 V): up to 512 keys per query row on average. The 80-key tile needs 95% of the shared-memory
-/// bandwidth its products use where the 64-key tile needs all of it (cuda/sm90/tile_fwd_sm90.hpp), and it
-/// takes 20% fewer key steps; but it has no room for the third V stage, so the producer runs less far ahead
-/// of a tile's first steps. Measured on the H200 (docs/PERF.md, forward session 15; interleaved A/B, kernel
-/// time): the 80-key tile ran +1.9% (full) at 1024 keys per row rising to +5.3% at 16k, +2.5 ... +4.4%
-/// causal from S 4k, even (0.997) at causal S 2k (1024 mean keys), and lost below: -2.8% full S 512, -6.2%
-/// causal S 512, -3.1% causal S 1k.
+/// one (2 K + 2 V): up to 512 keys per query row on average. The 80-key tile takes 20% fewer key steps
+/// (cuda/sm90/tile_fwd_sm90.hpp), but it has no room for the third V stage, so the producer runs less far
+/// ahead, which costs most where a tile is only a few steps long. Measured on the H200 (docs/PERF.md, forward
+/// session 15; interleaved A/B, kernel time): the 80-key tile ran +1.9% (full) at 1024 keys per row rising to
+/// +5.3% at 16k, +2.5 ... +4.4% causal from S 4k, even (0.997) at causal S 2k (1024 mean keys), and lost
+/// below: -2.8% full S 512, -6.2% causal S 512, -3.1% causal S 1k.
 constexpr bool narrow_key_tile_sm90_d256(int max_seqlen_k, bool causal) {
   return mean_keys_per_row(max_seqlen_k, causal) <= 512;
 }

@@ -134,12 +134,11 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
       return tile;
     }
     // 128x80 beyond short key loops, 1 Q + 2 K + 2 V stages: Q 64 KB + 2 x K 40 KB + 2 x V 40 KB = 224 KB
-    // (no room for a second Q); O takes 128 fp32 per thread, S 40, P 20, no spills. Why 80 keys and not 64
-    // (the short-key tile above): at D = 256 both products read shared memory at nearly the rate it
-    // delivers. Per key step and CTA, Q·Kᵀ reads Q (2 x 32 KB, whatever the tile's width) and K (2 x N x
-    // 512 B), P·V reads V (2 x N x 512 B) and TMA writes K and V (N x 1 KB): 64 KB + 3 KB·N against
-    // 32·N cycles of tensor work, at 128 B per cycle 100% of the cycles at N = 64 and 95% at N = 80
-    // (docs/PERF.md, D = 256). 96 keys do not fit the shared memory.
+    // (no room for a second Q or a third V stage; 96 keys do not fit); O takes 128 fp32 per thread, S 40,
+    // P 20, no spills. Against the 64-key tile it takes 20% fewer key steps, each reading Q from shared
+    // memory once (Q's 64 KB are read per step whatever its width): +1.9% at 1k keys per row to +5.3% at
+    // 16k (docs/PERF.md, D = 256). What bounds it at 16k (ncu): the tensor pipe is active 72% of the
+    // cycles, shared memory 52%; the consumers wait for V (two stages) in 9% of the stall samples.
     case 256: {
       FwdTileSm90 tile{128, 80, 2, 2, 2};
       tile.q_stages = 1;
