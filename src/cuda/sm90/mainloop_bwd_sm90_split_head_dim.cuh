@@ -99,14 +99,21 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
 
   start_consuming(params, smem, work, thread);  // each step stages the next step's lse and D before kdSReady
 
-  State read;  // the Q / dO stage of the step running
-  // Issues the Sᵀ (warpgroup 0) or dPᵀ (warpgroup 1) of step `at` from Q / dO stage `state`; with `fresh`,
-  // once that stage landed and after zeroing a varlen sequence's Q and dO rows past its end.
-  auto issue_scores = [&](StepCoord at, const State& state, bool fresh) __attribute__((always_inline)) {
-    if (fresh) pipeline.consumer_wait(state);
-    const int stage = state.index();
+  State read;
+  auto step = [&](int s, StepCoord at, StepCoord next, auto kind) __attribute__((always_inline)) {
+    constexpr StepKind kKind = decltype(kind)::value;
+    const int head = at.head;
     const int row0 = at.m_block * kBlockM;
-    if (fresh && p.is_varlen() && row0 + kBlockM > work.seqlen_q) {
+    const int buffer = s & 1;
+    const float* lse_log2 = smem.lse_log2[buffer];  // by query row of the block
+    const float* dsum = smem.dsum[buffer];
+    auto row_of = [&](int c) { return get<1>(tScS_rc(0, c)); };  // query row (in the block) of column c
+    float* p_fp32 = &smem.p_fp32[buffer][0][wg_thread];          // value i at p_fp32[i * 128]
+
+    pipeline.consumer_wait(read);
+    const int stage = read.index();
+    // The last query block of a varlen sequence: zero Q and dO past the sequence end.
+    if (p.is_varlen() && row0 + kBlockM > work.seqlen_q) {
       Tensor sQ_stage = sQ(_, _, stage);
       Tensor sdO_stage =
           make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutQ{})(_, _, stage);
@@ -115,24 +122,8 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
       publish_shared_writes();
     }
     gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrA, tSrB(_, _, _, stage), tSrS);
-  };
-  issue_scores(work.first_step(), read, true);
-  gmma_wait<0>(tSrS);
-
-  auto step = [&](int s, StepCoord at, StepCoord next, auto kind) __attribute__((always_inline)) {
-    constexpr StepKind kKind = decltype(kind)::value;
-    const int head = at.head;
-    const int row0 = at.m_block * kBlockM;
-    const int buffer = s & 1;
-    const bool has_next = s + 1 < steps;
-    const float* lse_log2 = smem.lse_log2[buffer];  // by query row of the block
-    const float* dsum = smem.dsum[buffer];
-    auto row_of = [&](int c) { return get<1>(tScS_rc(0, c)); };  // query row (in the block) of column c
-    float* p_fp32 = &smem.p_fp32[buffer][0][wg_thread];          // value i at p_fp32[i * 128]
-    const int stage = read.index();
-    // This step's Sᵀ / dPᵀ is in tSrS: the previous step (or the code before the first) issued it and
-    // waited for it.
-    const float next_stat = has_next ? load_stat(params, work, next, thread) : 0.0f;
+    const float next_stat = s + 1 < steps ? load_stat(params, work, next, thread) : 0.0f;
+    gmma_wait<0>(tSrS);
 
     if (warp_group == 0) {
       // P from Sᵀ; with softcap the fp32 copy for dS carries the chain rule's 1 − tanh².
@@ -179,7 +170,7 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
       convert_fragment_into(tSrS, rPdS);
       copy(copy_pds, tPrPdS, tPsdSt(_, _, _, buffer));
     }
-    if (has_next) store_stat(smem, s + 1, thread, next_stat);
+    if (s + 1 < steps) store_stat(smem, s + 1, thread, next_stat);
     publish_shared_writes(BwdBarrier::kdSReady);  // dSᵀ of the block (and the next step's lse and D)
 
     gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrKt, tdQrdS(_, _, _, buffer), tdQrdQt);
@@ -190,17 +181,10 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                       static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
     copy(copy_dq, thr_copy_dq.retile_S(tdQrdQt), tdQsdQt);  // transposed into (query row, head dim)
-    // The next step's Sᵀ / dPᵀ goes in behind dK, into registers this step is done with, so the tensor
-    // cores run it while the step waits for dK and publishes dQ. The last step issues one too, on its own
-    // stage, and discards it: issued on one branch only, ptxas would serialise every wgmma of the kernel.
-    State following = read;
-    ++following;
-    issue_scores(next, has_next ? following : read, has_next);
-    gmma_wait<1>(acc_dv, acc_dk);  // dK landed; the next Sᵀ / dPᵀ runs on
+    gmma_wait<0>(acc_dv, acc_dk);
     // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
     cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
     dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
-    gmma_wait<0>(tSrS);  // waited for here, not at the next step's top where the three step kinds join
     pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
     ++read;
   };
