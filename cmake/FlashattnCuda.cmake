@@ -41,7 +41,8 @@ option(FLASHATTN_PTXAS_VERBOSE "Print registers, spills and shared memory of eve
 set(FLASHATTN_SM90_ABLATION "none" CACHE STRING
     "Ablation build of the sm90 kernels (the variants: FwdAblationSm90), none for the real kernels")
 set_property(CACHE FLASHATTN_SM90_ABLATION PROPERTY STRINGS none no_pingpong no_overlap no_overlap_no_pingpong stages_3 v_stages_2
-                                                     two_consumer_warpgroups q_stages_1 block_n_176 block_n_128)
+                                                     two_consumer_warpgroups q_stages_1 block_n_176 block_n_128
+                                                     k_stages_1_v_stages_3)
 
 # Compiles `sources` in an object library `<target>_<name>_kernels` that has the target's include
 # directories, definitions and options but its own architectures (`cuda_archs`, OFF when `arch_flags`

@@ -41,7 +41,8 @@ enum class FwdAblationSm90 {
   two_consumer_warpgroups,
   q_stages_1,
   block_n_176,
-  block_n_128
+  block_n_128,
+  k_stages_1_v_stages_3
 };
 
 #if !defined(FLASHATTN_SM90_ABLATION)
@@ -71,6 +72,8 @@ constexpr const char* fwd_ablation_suffix_sm90() {
       return "+block_n_176";
     case FwdAblationSm90::block_n_128:
       return "+block_n_128";
+    case FwdAblationSm90::k_stages_1_v_stages_3:
+      return "+k_stages_1_v_stages_3";
     default:
       return "";
   }
@@ -184,6 +187,15 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, FwdTileRegime regime) {
       break;
     case FwdAblationSm90::block_n_128:
       if (head_dim == 128 && regime == FwdTileRegime::long_keys) tile = {128, 128, 2, 3, 2};
+      break;
+    // The long-key tiles of D = 128 (144 keys) and D = 256 (80 keys) trade their second K stage for a third
+    // V stage in the same shared memory: at S 16k their consumers wait for V in 5-9% of the stall samples
+    // (ncu, docs/PERF.md), while a K stage is free as soon as its S landed.
+    case FwdAblationSm90::k_stages_1_v_stages_3:
+      if ((head_dim == 128 || head_dim == 256) && regime == FwdTileRegime::long_keys) {
+        tile.stages_k = 1;
+        tile.stages_v = 3;
+      }
       break;
     default:
       break;
