@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -47,23 +48,19 @@ TEST(CudaForwardSm90, RunInfoNamesTheHopperKernel) {
   }
 }
 
-// At D = 64 the tile follows the key loop's length (core::short_key_loop_sm90_d64): 128x128 up to 512 keys
-// per row on average, 192x96 beyond; both tiles' results are checked by the sweep, which has rows of both.
-TEST(CudaForwardSm90, HeadDim64TileFollowsTheKeyLoopLength) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
-  if (std::find(caps.head_dims.begin(), caps.head_dims.end(), 64) == caps.head_dims.end()) {
-    GTEST_SKIP() << "no sm90 D = 64 kernel is built";
-  }
-  struct Expected {
-    int seqlen;
-    bool causal;
-    int block_m, block_n;
-  };
-  for (const Expected& e : {Expected{512, false, 128, 128}, Expected{1024, true, 128, 128},
-                            Expected{1024, false, 192, 96}, Expected{2048, true, 192, 96}}) {
+/// A square forward call (Sq = Sk = seqlen) and the tile it must run on.
+struct ExpectedTile {
+  int seqlen;
+  bool causal;
+  int block_m, block_n;
+};
+
+/// Runs each case at `head_dim` on the sm90 path: correct against the oracle, on the expected tile.
+void expect_tiles(const Capabilities& caps, int head_dim, std::initializer_list<ExpectedTile> expected) {
+  for (const ExpectedTile& e : expected) {
     Case c;
     c.dtype = caps.dtypes.front();
-    c.head_dim = 64;
+    c.head_dim = head_dim;
     c.seqlen_q = e.seqlen;
     c.seqlen_k = e.seqlen;
     c.causal = e.causal;
@@ -75,32 +72,27 @@ TEST(CudaForwardSm90, HeadDim64TileFollowsTheKeyLoopLength) {
   }
 }
 
+bool has_head_dim(const Capabilities& caps, int head_dim) {
+  return std::find(caps.head_dims.begin(), caps.head_dims.end(), head_dim) != caps.head_dims.end();
+}
+
+// At D = 64 the tile follows the key loop's length (core::short_key_loop_sm90_d64): 128x128 up to 512 keys
+// per row on average, 192x96 beyond; both tiles' results are checked by the sweep, which has rows of both.
+TEST(CudaForwardSm90, HeadDim64TileFollowsTheKeyLoopLength) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  if (!has_head_dim(caps, 64)) GTEST_SKIP() << "no sm90 D = 64 kernel is built";
+  expect_tiles(
+      caps, 64,
+      {{512, false, 128, 128}, {1024, true, 128, 128}, {1024, false, 192, 96}, {2048, true, 192, 96}});
+}
+
 // At D = 256 the key tile follows the key loop's length (core::narrow_key_tile_sm90_d256): 128x64 up to 512
 // keys per row on average, 128x80 beyond; the sweep has rows of both and checks their results.
 TEST(CudaForwardSm90, HeadDim256TileFollowsTheKeyLoopLength) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
-  if (std::find(caps.head_dims.begin(), caps.head_dims.end(), 256) == caps.head_dims.end()) {
-    GTEST_SKIP() << "no sm90 D = 256 kernel is built";
-  }
-  struct Expected {
-    int seqlen;
-    bool causal;
-    int block_n;
-  };
-  for (const Expected& e : {Expected{512, false, 64}, Expected{1024, true, 64}, Expected{1024, false, 80},
-                            Expected{1100, true, 80}}) {
-    Case c;
-    c.dtype = caps.dtypes.front();
-    c.head_dim = 256;
-    c.seqlen_q = e.seqlen;
-    c.seqlen_k = e.seqlen;
-    c.causal = e.causal;
-    const CaseResult result = run_case(c, Op::forward, kHopper);
-    ASSERT_TRUE(result.status.ok()) << summary(result);
-    EXPECT_TRUE(result.passed) << summary(result);
-    EXPECT_EQ(result.info.block_m, 128) << "S " << e.seqlen << (e.causal ? " causal" : " full");
-    EXPECT_EQ(result.info.block_n, e.block_n) << "S " << e.seqlen << (e.causal ? " causal" : " full");
-  }
+  if (!has_head_dim(caps, 256)) GTEST_SKIP() << "no sm90 D = 256 kernel is built";
+  expect_tiles(caps, 256,
+               {{512, false, 128, 64}, {1024, true, 128, 64}, {1024, false, 128, 80}, {1100, true, 128, 80}});
 }
 
 // At D = 128 a 128x144 tile runs without a causal mask from 8192 keys per row
@@ -110,9 +102,7 @@ TEST(CudaForwardSm90, HeadDim256TileFollowsTheKeyLoopLength) {
 // views, varlen with short and empty sequences beside a long one.
 TEST(CudaForwardSm90, HeadDim128TileFollowsTheMaskAndKeyLoopLength) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
-  if (std::find(caps.head_dims.begin(), caps.head_dims.end(), 128) == caps.head_dims.end()) {
-    GTEST_SKIP() << "no sm90 D = 128 kernel is built";
-  }
+  if (!has_head_dim(caps, 128)) GTEST_SKIP() << "no sm90 D = 128 kernel is built";
   // One batch entry and one head (not forward_suite's dense_gqa_case, B 2 H 4): the fp64 oracle over
   // 8k-16k keys stays a few seconds per case.
   auto base = [](DType dtype, int seqlen_q, int seqlen_k) {
