@@ -104,8 +104,8 @@ struct FwdMainloopSm80 {
   /// Accumulator rows per thread: 2 per 16-row MMA tile the thread's warp owns.
   static constexpr int kRowsPerThread = 2 * kBlockM / (16 * Layouts::kWarps);
   using Softmax = OnlineSoftmax<kRowsPerThread>;
-  /// Whether the bulk run is visited last (see the file comment).
-  static constexpr bool kBulkLast = kRegime == FwdTileRegime::short_keys || kHeadDim == 128;
+  /// Whether the bulk run is visited last (see the file comment; the tile configuration chooses).
+  static constexpr bool kBulkLast = Layouts::kTile.bulk_last;
 
   /// What a main-loop step does to the scores before the softmax (see the file comment).
   enum class StepKind { bulk, mask_end, mask_both, score_mods };

@@ -18,14 +18,18 @@ struct FwdTile {
   int block_n;      ///< Key rows per main-loop step.
   int warps;        ///< Warps per CTA.
   int ctas_per_sm;  ///< CTAs the registers and shared memory let one SM hold (the launch bound).
+  /// The main loop visits the unmasked key tiles last rather than in one descending walk
+  /// (mainloop_fwd_sm80_cpasync_mma.cuh says why); chosen per tile from its SASS and measured.
+  bool bulk_last = false;
 };
 
 /// The tile of head dim `head_dim` in `regime` (0 fields for a (head dim, regime) with no kernel).
 constexpr FwdTile fwd_tile(int head_dim, FwdTileRegime regime) {
   if (regime == FwdTileRegime::short_keys) {
     // 64x64 with 4 warps: 128 fp32 of O per thread as in the 128x64 tile, 96 KB smem, so two CTAs
-    // share an SM and one's first loads and O store overlap the other's main loop.
-    return head_dim == 256 ? FwdTile{64, 64, 4, 2} : FwdTile{0, 0, 0, 0};
+    // share an SM and one's first loads and O store overlap the other's main loop. Bulk last: with the
+    // bulk first, its loop spilled the softmax row sums (session 9: +1.8-3.8% at D 256 S <= 1k).
+    return head_dim == 256 ? FwdTile{64, 64, 4, 2, true} : FwdTile{0, 0, 0, 0};
   }
   switch (head_dim) {
     // 128x128 (FlashAttention-2's choice): 64 fp32 of O plus 128 of S per thread; the wide key
@@ -36,8 +40,10 @@ constexpr FwdTile fwd_tile(int head_dim, FwdTileRegime regime) {
     case 96:
       return {128, 64, 4, 2};
     // 128x64 with 4 warps: 128 fp32 of O per thread; a 128-key tile would add 32 S registers and spill.
+    // Bulk last: it frees the registers to load K's fragments ahead of their MMAs (session 15: +2.2-6.0%
+    // on every D 128 cell).
     case 128:
-      return {128, 64, 4, 2};
+      return {128, 64, 4, 2, true};
     // 128x64 with 8 warps: with 4 warps O alone would take 192 registers per thread; 96 KB smem.
     case 192:
       return {128, 64, 8, 1};
