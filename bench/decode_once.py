@@ -3,6 +3,9 @@
     ncu --clock-control none --set full -k regex:decode --launch-skip 2 -c 2 \
         python3 bench/decode_once.py --batch 64 --length 32768 [--page-size 16]
 
+With --impl cudnn the same shape runs through PyTorch SDPA's cuDNN backend on the dense cache (as
+bench/peers.py times it), so that a profiler sees the peer's kernel on the same inputs.
+
 One new query token over a full cache: Hq = 32, Hkv = 8, D = 128, bf16 (the issue's decode grid); the cache
 is dense (B, L, Hkv, D) or, with --page-size, those rows in shuffled pages. Prints what ran (last_run).
 """
@@ -13,14 +16,20 @@ import torch
 import flashattn
 
 
-def decode_call(batch, length, page_size, num_splits, device="cuda"):
+def decode_call(batch, length, page_size, num_splits, device="cuda", impl="flashattn"):
     """A zero-argument call of one decode step of the issue's grid: one new query token over a full cache of
-    `length` keys (Hq 32, Hkv 8, D 128, bf16 on CUDA), dense or in shuffled pages of `page_size` (0: dense)."""
+    `length` keys (Hq 32, Hkv 8, D 128, bf16 on CUDA), dense or in shuffled pages of `page_size` (0: dense).
+    `impl` "cudnn": PyTorch SDPA's cuDNN backend over the dense cache instead."""
     torch.manual_seed(0)
     heads, heads_kv, dim = 32, 8, 128
     dtype = torch.bfloat16 if device == "cuda" else torch.float32
     q = torch.randn(batch, 1, heads, dim, dtype=dtype, device=device)
     k, v = (torch.randn(batch, length, heads_kv, dim, dtype=dtype, device=device) for _ in range(2))
+    if impl == "cudnn":
+        from peers import kv_for, make_impl  # bench/ is this script's directory, first on sys.path
+
+        k, v, _ = kv_for(impl, q, k, v, False, "auto")
+        return make_impl(impl, q, k, v, False, "auto")[0]
     table = None
     if page_size:
         pages = length // page_size
@@ -59,6 +68,7 @@ def main():
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--length", type=int, default=1024)
     parser.add_argument("--page-size", type=int, default=0)
+    parser.add_argument("--impl", choices=["flashattn", "cudnn"], default="flashattn")
     parser.add_argument("--runs", type=int, default=4)
     parser.add_argument("--num-splits", type=int, default=0,
                         help="flash_attn_with_kvcache's num_splits (0: the library's heuristic)")
@@ -67,12 +77,13 @@ def main():
                              "and with bench/peers.py's timing (us/call)")
     args = parser.parse_args()
 
-    call = decode_call(args.batch, args.length, args.page_size, args.num_splits)
+    call = decode_call(args.batch, args.length, args.page_size, args.num_splits, impl=args.impl)
 
     for _ in range(args.runs):
         call()
     torch.cuda.synchronize()
-    print(flashattn.last_run())
+    if args.impl == "flashattn":
+        print(flashattn.last_run())
     if args.time:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
