@@ -30,6 +30,16 @@ TEST(Heuristics, Sm90D128WideKeyTileWithoutCausalMaskFrom8192Keys) {
   EXPECT_FALSE(wide_key_tile_sm90_d128(16384, true));  // causal: 0.92-1.00x measured
 }
 
+// Pairs of a head's tiles where the global longest-first order would run at most one tile of a head at a
+// time (more heads than half the SMs), and only with four pairs per SM.
+TEST(Heuristics, Sm90ForwardPairsTilesOfManyHeadsUnderAMask) {
+  EXPECT_TRUE(fwd_tiles_paired(true, 32 * 16, 4, 132));    // causal B 32, H 16, S 512
+  EXPECT_TRUE(fwd_tiles_paired(true, 8 * 16, 16, 132));    // causal B 8, H 16, S 2k
+  EXPECT_FALSE(fwd_tiles_paired(true, 4 * 16, 32, 132));   // causal B 4, H 16, S 4k: two tiles a head at once
+  EXPECT_FALSE(fwd_tiles_paired(true, 100, 2, 132));       // 100 pairs: SMs would idle
+  EXPECT_FALSE(fwd_tiles_paired(false, 32 * 16, 4, 132));  // no mask: tiles are equal
+}
+
 // Longest first only under a right window bound and up to 4 waves of CTAs, the regime where it was measured
 // faster (GQA B 1, S 8k: 512 CTAs on 132 SMs).
 TEST(Heuristics, BackwardRunsLongestFirstOnlyForCausalGridsOfFourWaves) {

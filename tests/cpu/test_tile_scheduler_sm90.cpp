@@ -1,19 +1,23 @@
 // The persistent tile order of the Hopper forward (src/cuda/sm90/tile_scheduler_sm90.hpp), checked on the
-// host: the CTAs together visit every tile exactly once, longest tiles come first under a mask, and the
-// CTAs' shares of a causal problem are balanced (the property the order exists for: a static round-robin
-// over per-head sorted sections left some CTAs six times the work of others).
+// host: the CTAs together visit every tile exactly once; under a mask, longest tiles come first with few
+// heads, and a head's tiles pair longest with shortest with many; the CTAs' shares of a causal problem are
+// balanced (the property the order exists for: a static round-robin over per-head sorted sections left some
+// CTAs six times the work of others).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <set>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cuda/sm90/tile_scheduler_sm90.hpp"
 
 namespace flashattn::cuda::sm90 {
 namespace {
+
+constexpr int kMultiprocessors = 132;  // H100 SXM / H200
 
 struct Shape {
   int batch, heads, m_blocks;
@@ -30,7 +34,7 @@ PersistentTileScheduler::Order order_of(const Shape& shape) {
   params.problem.causal = shape.causal;
   if (shape.causal) params.problem.window_right = 0;
   params.num_m_blocks = shape.m_blocks;
-  return PersistentTileScheduler::order(params);
+  return PersistentTileScheduler::order(params, kMultiprocessors);
 }
 
 // The tiles each of `ctas` CTAs computes, in its order.
@@ -39,26 +43,28 @@ std::vector<std::vector<PersistentTileScheduler::Tile>> shares(const PersistentT
   std::vector<std::vector<PersistentTileScheduler::Tile>> result(ctas);
   for (int cta = 0; cta < ctas; ++cta) {
     for (std::int64_t round = 0;; ++round) {
-      const std::int64_t index = PersistentTileScheduler::position(cta, ctas, round);
-      if (index >= order.tiles) break;
-      result[cta].push_back(PersistentTileScheduler::tile(order, index));
+      const std::int64_t index = PersistentTileScheduler::position(order, cta, ctas, round);
+      if (index >= order.positions) break;
+      const PersistentTileScheduler::Tile tile = PersistentTileScheduler::tile(order, index);
+      if (tile.m_block != order.m_blocks) result[cta].push_back(tile);  // else the empty half of a pair
     }
   }
   return result;
 }
 
-// The paper grid's shapes at D = 128 and 256 (B * S = 16k, hidden 2048), a long-context GQA shape, a
-// partial last round and a single tile.
-const std::vector<Shape> kShapes = {{32, 16, 4, true},   {1, 16, 128, true}, {1, 8, 128, true},
-                                    {1, 32, 1024, true}, {3, 7, 5, false},   {1, 16, 128, false},
-                                    {1, 1, 1, true}};
+// The paper grid's shapes at D = 128 and 256 (B * S = 16k, hidden 2048; causal S 512 - 1k take pairs),
+// long-context GQA shapes (B 8, S 4k takes pairs), an odd tile count in pairs, a partial last round and a
+// single tile.
+const std::vector<Shape> kShapes = {
+    {32, 16, 4, true},   {16, 16, 8, true}, {1, 16, 128, true}, {1, 8, 128, true},   {8, 32, 32, true},
+    {1, 32, 1024, true}, {8, 32, 5, true},  {3, 7, 5, false},   {1, 16, 128, false}, {1, 1, 1, true}};
 
 TEST(TileSchedulerSm90, VisitsEveryTileExactlyOnce) {
   for (const Shape& shape : kShapes) {
     const auto order = order_of(shape);
     ASSERT_EQ(order.tiles, std::int64_t{shape.m_blocks} * shape.batch * shape.heads);
     std::set<std::tuple<int, int, int>> seen;
-    for (const auto& share : shares(order, PersistentTileScheduler::grid_size(order, 132))) {
+    for (const auto& share : shares(order, PersistentTileScheduler::grid_size(order, kMultiprocessors))) {
       for (const auto& tile : share) {
         ASSERT_GE(tile.m_block, 0);
         ASSERT_LT(tile.m_block, shape.m_blocks);
@@ -73,10 +79,11 @@ TEST(TileSchedulerSm90, VisitsEveryTileExactlyOnce) {
   }
 }
 
-TEST(TileSchedulerSm90, MaskedProblemsGoLongestTileFirst) {
+TEST(TileSchedulerSm90, MaskedProblemsWithFewHeadsGoLongestTileFirst) {
   for (const Shape& shape : kShapes) {
     const auto order = order_of(shape);
-    if (!shape.causal) continue;
+    if (!shape.causal || order.paired) continue;
+    EXPECT_TRUE(order.longest_first);
     for (std::int64_t i = 1; i < order.tiles; ++i) {
       EXPECT_LE(PersistentTileScheduler::tile(order, i).m_block,
                 PersistentTileScheduler::tile(order, i - 1).m_block);
@@ -84,10 +91,42 @@ TEST(TileSchedulerSm90, MaskedProblemsGoLongestTileFirst) {
   }
 }
 
+TEST(TileSchedulerSm90, MaskedProblemsWithManyHeadsPairEachHeadsLongestAndShortestTiles) {
+  int paired = 0;
+  for (const Shape& shape : kShapes) {
+    const auto order = order_of(shape);
+    if (!order.paired) continue;
+    ++paired;
+    EXPECT_TRUE(shape.causal);
+    EXPECT_EQ(order.positions, std::int64_t{(shape.m_blocks + 1) / 2 * 2} * shape.batch * shape.heads);
+    for (std::int64_t pair = 0; pair < order.positions / 2; ++pair) {
+      const auto first = PersistentTileScheduler::tile(order, 2 * pair);
+      const auto second = PersistentTileScheduler::tile(order, 2 * pair + 1);
+      if (second.m_block == order.m_blocks) {  // the middle tile of an odd count, alone
+        EXPECT_EQ(first.m_block, shape.m_blocks / 2);
+        continue;
+      }
+      EXPECT_EQ(first.m_block + second.m_block, shape.m_blocks - 1);  // equal work: m + 1 key tiles
+      EXPECT_GT(first.m_block, second.m_block);                       // the longer one first
+      EXPECT_EQ(std::make_pair(first.head, first.batch), std::make_pair(second.head, second.batch));
+    }
+    // Heads outermost: a head's pairs are neighbours, so they run in one round.
+    EXPECT_EQ(PersistentTileScheduler::tile(order, order.positions - 1).batch, shape.batch - 1);
+    EXPECT_EQ(PersistentTileScheduler::tile(order, 0).m_block, shape.m_blocks - 1);
+  }
+  EXPECT_EQ(paired, 4);  // S 512, S 1k, GQA B 8 S 4k and the odd count
+  // Heads fewer than half the SMs: the global order already runs several tiles of a head at once.
+  EXPECT_FALSE(order_of({1, 32, 8, true}).paired);
+  // Too few pairs to give every SM four: the global order, which keeps every SM busy.
+  EXPECT_FALSE(order_of({1, 100, 2, true}).paired);
+  // Unmasked tiles are equal: heads outermost, tile by tile.
+  EXPECT_FALSE(order_of({32, 16, 4, false}).paired);
+}
+
 TEST(TileSchedulerSm90, CausalWorkIsBalancedOverTheCtas) {
   for (const Shape& shape : kShapes) {
     const auto order = order_of(shape);
-    const int ctas = PersistentTileScheduler::grid_size(order, 132);
+    const int ctas = PersistentTileScheduler::grid_size(order, kMultiprocessors);
     if (!shape.causal || order.tiles < 4 * ctas) continue;  // too few tiles for every CTA to even out
     std::int64_t least = INT64_MAX, most = 0, longest = 0;
     for (const auto& share : shares(order, ctas)) {
@@ -97,14 +136,16 @@ TEST(TileSchedulerSm90, CausalWorkIsBalancedOverTheCtas) {
       most = std::max(most, work);
     }
     longest = shape.m_blocks;
-    // Snake rounds over a sorted list: CTAs differ by at most about one longest tile.
-    EXPECT_LE(most - least, longest) << shape.batch << "x" << shape.heads << "x" << shape.m_blocks;
+    // Snake rounds over a sorted list: CTAs differ by at most about one longest tile; pairs: by one pair
+    // (m + 1 key tiles), the last round's.
+    EXPECT_LE(most - least, order.paired ? longest + 1 : longest)
+        << shape.batch << "x" << shape.heads << "x" << shape.m_blocks;
   }
 }
 
 TEST(TileSchedulerSm90, LaunchesAtMostOneCtaPerMultiprocessor) {
-  EXPECT_EQ(PersistentTileScheduler::grid_size(order_of({32, 16, 4, false}), 132), 132);
-  EXPECT_EQ(PersistentTileScheduler::grid_size(order_of({1, 2, 3, false}), 132), 6);
+  EXPECT_EQ(PersistentTileScheduler::grid_size(order_of({32, 16, 4, false}), kMultiprocessors), 132);
+  EXPECT_EQ(PersistentTileScheduler::grid_size(order_of({1, 2, 3, false}), kMultiprocessors), 6);
 }
 
 }  // namespace

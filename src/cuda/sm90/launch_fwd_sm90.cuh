@@ -42,18 +42,18 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   info.kernel += fwd_ablation_suffix_sm90();
   DeviceGuard guard(args.device.index);
   if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
-  const FwdParamsSm90<Element, kHeadDim, kRegime> kernel_params =
-      make_fwd_params_sm90<Element, kHeadDim, kRegime>(params, args);
-  if (kernel_params.order.tiles == 0) return {};
-  // The scheduler indexes (batch, head) pairs and query tiles with ints.
-  if (kernel_params.order.tiles > std::numeric_limits<std::int32_t>::max()) {
-    return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " +
-                                         std::to_string(Layouts::kBlockM) + ") must stay below 2^31 tiles"};
-  }
   int multiprocessors = 0;
   cudaError_t error =
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, args.device.index);
   if (error != cudaSuccess) return cuda_error("cudaDeviceGetAttribute(multiprocessors)", error);
+  const FwdParamsSm90<Element, kHeadDim, kRegime> kernel_params =
+      make_fwd_params_sm90<Element, kHeadDim, kRegime>(params, args, multiprocessors);
+  if (kernel_params.order.tiles == 0) return {};
+  // The scheduler indexes (batch, head) pairs and query tiles with ints.
+  if (kernel_params.order.positions > std::numeric_limits<std::int32_t>::max()) {
+    return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " +
+                                         std::to_string(Layouts::kBlockM) + ") must stay below 2^31 tiles"};
+  }
   const int ctas = PersistentTileScheduler::grid_size(kernel_params.order, multiprocessors);
   info.num_ctas = ctas;
   auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kRegime>;

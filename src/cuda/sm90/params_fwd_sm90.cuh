@@ -42,11 +42,12 @@ inline cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t> gmem_
 
 }  // namespace detail
 
-/// Host: the device parameters of `params` (validated; at least one query tile). `args` gives the row
-/// extents of varlen tensors (total_q, total_k).
+/// Host: the device parameters of `params` (validated; at least one query tile) on a device of
+/// `multiprocessors` SMs. `args` gives the row extents of varlen tensors (total_q, total_k).
 template <class Element, int kHeadDim, FwdTileRegime kRegime>
 FwdParamsSm90<Element, kHeadDim, kRegime> make_fwd_params_sm90(const ForwardParams& params,
-                                                               const AttentionArgs& args) {
+                                                               const AttentionArgs& args,
+                                                               int multiprocessors) {
   using namespace cute;
   using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
   const bool varlen = params.is_varlen();
@@ -83,7 +84,7 @@ FwdParamsSm90<Element, kHeadDim, kRegime> make_fwd_params_sm90(const ForwardPara
           shape_q,
           shape_k,
           shape_vt,
-          PersistentTileScheduler::order(base)};
+          PersistentTileScheduler::order(base, multiprocessors)};
 }
 
 }  // namespace flashattn::cuda::sm90
