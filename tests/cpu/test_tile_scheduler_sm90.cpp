@@ -43,7 +43,7 @@ std::vector<std::vector<PersistentTileScheduler::Tile>> shares(const PersistentT
   std::vector<std::vector<PersistentTileScheduler::Tile>> result(ctas);
   for (int cta = 0; cta < ctas; ++cta) {
     for (std::int64_t round = 0;; ++round) {
-      const std::int64_t index = PersistentTileScheduler::position(order, cta, ctas, round);
+      const std::int64_t index = PersistentTileScheduler::position(cta, ctas, round);
       if (index >= order.positions) break;
       const PersistentTileScheduler::Tile tile = PersistentTileScheduler::tile(order, index);
       if (tile.m_block != order.m_blocks) result[cta].push_back(tile);  // else the empty half of a pair
@@ -64,7 +64,7 @@ TEST(TileSchedulerSm90, VisitsEveryTileExactlyOnce) {
     const auto order = order_of(shape);
     ASSERT_EQ(order.tiles, std::int64_t{shape.m_blocks} * shape.batch * shape.heads);
     std::set<std::tuple<int, int, int>> seen;
-    for (const auto& share : shares(order, PersistentTileScheduler::grid_size(order, kMultiprocessors))) {
+    for (const auto& share : shares(order, order.ctas)) {
       for (const auto& tile : share) {
         ASSERT_GE(tile.m_block, 0);
         ASSERT_LT(tile.m_block, shape.m_blocks);
@@ -84,7 +84,7 @@ TEST(TileSchedulerSm90, MaskedProblemsWithFewHeadsGoLongestTileFirst) {
     const auto order = order_of(shape);
     if (!shape.causal || order.paired) continue;
     EXPECT_TRUE(order.longest_first);
-    for (std::int64_t i = 1; i < order.tiles; ++i) {
+    for (int i = 1; i < order.tiles; ++i) {
       EXPECT_LE(PersistentTileScheduler::tile(order, i).m_block,
                 PersistentTileScheduler::tile(order, i - 1).m_block);
     }
@@ -98,21 +98,34 @@ TEST(TileSchedulerSm90, MaskedProblemsWithManyHeadsPairEachHeadsLongestAndShorte
     if (!order.paired) continue;
     ++paired;
     EXPECT_TRUE(shape.causal);
-    EXPECT_EQ(order.positions, std::int64_t{(shape.m_blocks + 1) / 2 * 2} * shape.batch * shape.heads);
-    for (std::int64_t pair = 0; pair < order.positions / 2; ++pair) {
-      const auto first = PersistentTileScheduler::tile(order, 2 * pair);
-      const auto second = PersistentTileScheduler::tile(order, 2 * pair + 1);
-      if (second.m_block == order.m_blocks) {  // the middle tile of an odd count, alone
-        EXPECT_EQ(first.m_block, shape.m_blocks / 2);
-        continue;
+    const std::int64_t pairs = std::int64_t{(shape.m_blocks + 1) / 2} * shape.batch * shape.heads;
+    EXPECT_EQ(order.positions, 2 * order.ctas * ((pairs + order.ctas - 1) / order.ctas));
+    // A CTA's rounds 2k and 2k + 1 hold the two halves of one pair.
+    for (int cta = 0; cta < order.ctas; ++cta) {
+      for (std::int64_t round = 0;; round += 2) {
+        const std::int64_t position = PersistentTileScheduler::position(cta, order.ctas, round);
+        if (position >= order.positions) break;
+        const auto first = PersistentTileScheduler::tile(order, position);
+        const auto second = PersistentTileScheduler::tile(
+            order, PersistentTileScheduler::position(cta, order.ctas, round + 1));
+        if (first.m_block == order.m_blocks) {  // past the last pair
+          EXPECT_EQ(second.m_block, order.m_blocks);
+        } else if (second.m_block == order.m_blocks) {  // the middle tile of an odd count, alone
+          EXPECT_EQ(first.m_block, shape.m_blocks / 2);
+        } else {
+          EXPECT_EQ(first.m_block + second.m_block, shape.m_blocks - 1);  // equal work: m + 1 key tiles
+          EXPECT_GT(first.m_block, second.m_block);                       // the longer one first
+          EXPECT_EQ(std::make_pair(first.head, first.batch), std::make_pair(second.head, second.batch));
+        }
       }
-      EXPECT_EQ(first.m_block + second.m_block, shape.m_blocks - 1);  // equal work: m + 1 key tiles
-      EXPECT_GT(first.m_block, second.m_block);                       // the longer one first
-      EXPECT_EQ(std::make_pair(first.head, first.batch), std::make_pair(second.head, second.batch));
     }
-    // Heads outermost: a head's pairs are neighbours, so they run in one round.
-    EXPECT_EQ(PersistentTileScheduler::tile(order, order.positions - 1).batch, shape.batch - 1);
-    EXPECT_EQ(PersistentTileScheduler::tile(order, 0).m_block, shape.m_blocks - 1);
+    // Heads outermost: the first round starts with the pairs of the first head, longest tile first.
+    const auto start = PersistentTileScheduler::tile(order, 0);
+    EXPECT_EQ(std::make_tuple(start.m_block, start.head, start.batch),
+              std::make_tuple(shape.m_blocks - 1, 0, 0));
+    const auto next = PersistentTileScheduler::tile(order, 1);
+    EXPECT_EQ(std::make_tuple(next.m_block, next.head, next.batch),
+              std::make_tuple(shape.m_blocks - 2, 0, 0));
   }
   EXPECT_EQ(paired, 4);  // S 512, S 1k, GQA B 8 S 4k and the odd count
   // Heads fewer than half the SMs: the global order already runs several tiles of a head at once.
@@ -126,7 +139,7 @@ TEST(TileSchedulerSm90, MaskedProblemsWithManyHeadsPairEachHeadsLongestAndShorte
 TEST(TileSchedulerSm90, CausalWorkIsBalancedOverTheCtas) {
   for (const Shape& shape : kShapes) {
     const auto order = order_of(shape);
-    const int ctas = PersistentTileScheduler::grid_size(order, kMultiprocessors);
+    const int ctas = order.ctas;
     if (!shape.causal || order.tiles < 4 * ctas) continue;  // too few tiles for every CTA to even out
     std::int64_t least = INT64_MAX, most = 0, longest = 0;
     for (const auto& share : shares(order, ctas)) {
@@ -144,8 +157,9 @@ TEST(TileSchedulerSm90, CausalWorkIsBalancedOverTheCtas) {
 }
 
 TEST(TileSchedulerSm90, LaunchesAtMostOneCtaPerMultiprocessor) {
-  EXPECT_EQ(PersistentTileScheduler::grid_size(order_of({32, 16, 4, false}), kMultiprocessors), 132);
-  EXPECT_EQ(PersistentTileScheduler::grid_size(order_of({1, 2, 3, false}), kMultiprocessors), 6);
+  EXPECT_EQ(order_of({32, 16, 4, false}).ctas, 132);
+  EXPECT_EQ(order_of({1, 2, 3, false}).ctas, 6);
+  EXPECT_EQ(order_of({8, 32, 5, true}).ctas, 132);  // paired: 768 pairs
 }
 
 }  // namespace

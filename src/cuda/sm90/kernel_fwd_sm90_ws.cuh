@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
     auto write_v = cutlass::make_producer_start_state<PipelineV>();
     int tiles_done = 0;
     for (std::int64_t round = 0;; ++round) {
-      const std::int64_t index = Scheduler::position(order, blockIdx.x, gridDim.x, round);
+      const std::int64_t index = Scheduler::position(blockIdx.x, gridDim.x, round);
       if (index >= order.positions) break;
       typename Mainloop::Work work;
       if (!Mainloop::make_work(params, Scheduler::tile(order, index), work)) continue;
@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
   typename Mainloop::StateV read_v;
   int tiles_done = 0;
   for (std::int64_t round = 0;; ++round) {
-    const std::int64_t index = Scheduler::position(order, blockIdx.x, gridDim.x, round);
+    const std::int64_t index = Scheduler::position(blockIdx.x, gridDim.x, round);
     if (index >= order.positions) break;
     const Scheduler::Tile tile = Scheduler::tile(order, index);
     typename Mainloop::Work work;

@@ -49,12 +49,12 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   const FwdParamsSm90<Element, kHeadDim, kRegime> kernel_params =
       make_fwd_params_sm90<Element, kHeadDim, kRegime>(params, args, multiprocessors);
   if (kernel_params.order.tiles == 0) return {};
-  // The scheduler indexes (batch, head) pairs and query tiles with ints.
+  // The scheduler indexes (batch, head) pairs, query tiles and the positions of its order with ints.
   if (kernel_params.order.positions > std::numeric_limits<std::int32_t>::max()) {
     return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " +
                                          std::to_string(Layouts::kBlockM) + ") must stay below 2^31 tiles"};
   }
-  const int ctas = PersistentTileScheduler::grid_size(kernel_params.order, multiprocessors);
+  const int ctas = kernel_params.order.ctas;
   info.num_ctas = ctas;
   auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kRegime>;
   constexpr int kSmem = Layouts::kSmemBytes;

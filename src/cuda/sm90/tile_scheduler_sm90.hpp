@@ -14,8 +14,8 @@
 //    tile of each of `ctas` heads and reach a head's next tile only after every other head's K/V went
 //    through L2, so the CTAs take pairs instead — a head's longest tile with its shortest, its second
 //    longest with its second shortest, ... (equal work per pair under a causal mask) — heads outermost: a
-//    CTA computes pair k * ctas + cta in its rounds 2k and 2k + 1, and the pairs of a head run in one round.
-//    An odd count's middle tile goes alone, after every pair.
+//    CTA computes pair k * ctas + cta in its rounds 2k and 2k + 1 (the snake's positions of those rounds),
+//    and the pairs of a head run in one round. An odd count's middle tile goes alone, after every pair.
 //  - Unmasked problems have tiles of equal length: heads outermost, so the CTAs that run together read one
 //    or a few heads' K and V and share them in L2.
 // (A static order needs no counter in device memory, so launches stay independent of each other.)
@@ -41,10 +41,11 @@ class PersistentTileScheduler {
   /// The order's constants, computed on the host.
   struct Order {
     std::int64_t tiles = 0;      ///< num_m_blocks * batch * heads
-    std::int64_t positions = 0;  ///< Positions of the order: the tiles, or two per pair when paired.
+    std::int64_t positions = 0;  ///< Positions of the order (paired: whole round pairs, some empty).
     int m_blocks = 0;            ///< Query tiles per head.
     int heads = 0;               ///< Query heads per batch entry.
     int batch_heads = 0;         ///< batch * heads
+    int ctas = 0;                ///< CTAs to launch: one per SM, fewer with fewer work items.
     bool longest_first = false;  ///< Query tiles outermost, last first (tiles of unequal length).
     bool paired = false;         ///< Pairs of one head's tiles, longest with shortest, heads outermost.
   };
@@ -59,54 +60,58 @@ class PersistentTileScheduler {
     const bool unequal = params.problem.has_window();
     order.paired = core::fwd_tiles_paired(unequal, order.batch_heads, order.m_blocks, multiprocessors);
     order.longest_first = unequal && !order.paired;
-    order.positions = order.paired ? 2 * pairs_per_head(order) * order.batch_heads : order.tiles;
+    // A work item is a tile, or a pair (the middle tile of an odd count counted as one).
+    const std::int64_t pairs = std::int64_t{(order.m_blocks + 1) / 2} * order.batch_heads;
+    const std::int64_t items = order.paired ? pairs : order.tiles;
+    order.ctas = static_cast<int>(std::min<std::int64_t>(items, multiprocessors));
+    // Paired: every CTA walks whole round pairs (its pair's halves lie in two rounds of the snake).
+    order.positions = order.paired ? 2 * order.ctas * ((pairs + order.ctas - 1) / order.ctas) : order.tiles;
     return order;
   }
 
-  /// Host: CTAs to launch (one per work item at most: a tile, or a pair).
-  static int grid_size(const Order& order, int multiprocessors) {
-    const std::int64_t items = order.paired ? order.positions / 2 : order.tiles;
-    return static_cast<int>(std::min<std::int64_t>(items, multiprocessors));
-  }
-
   /// The position in the order of the tile CTA `cta` of `ctas` computes in its round `round` (may be
-  /// >= order.positions in the last rounds: no tile). Increases with the round.
-  FLASHATTN_HOST_DEVICE static std::int64_t position(const Order& order, int cta, int ctas,
-                                                     std::int64_t round) {
-    if (order.paired) return 2 * ((round >> 1) * ctas + cta) + (round & 1);
+  /// >= order.positions in the last round: no tile): the snake, round r taking positions
+  /// [r * ctas, (r + 1) * ctas), even rounds left to right, odd rounds right to left.
+  FLASHATTN_HOST_DEVICE static std::int64_t position(int cta, int ctas, std::int64_t round) {
     return round * ctas + ((round & 1) == 0 ? cta : ctas - 1 - cta);
   }
 
   /// The tile at position `index` (< order.positions) of the order. m_block == order.m_blocks (past every
-  /// sequence's last tile, so the CTA skips it) is the empty second half of an odd count's middle tile.
-  FLASHATTN_HOST_DEVICE static Tile tile(const Order& order, std::int64_t index) {
+  /// sequence's last tile, so the CTA skips it) marks a position with no tile: the empty second half of an
+  /// odd count's middle tile, or a pair past the last in the last round pair.
+  FLASHATTN_HOST_DEVICE static Tile tile(const Order& order, std::int64_t position) {
+    // 32-bit arithmetic: the launcher keeps order.positions below 2^31.
+    const int index = static_cast<int>(position);
     int rank;  // 0 = the last query tile of a head
     int batch_head;
     if (order.paired) {
+      // CTA c's snake positions of rounds 2k and 2k + 1 hold the two halves of pair k * ctas + c.
+      const int round = index / order.ctas;
+      const int lane = index - round * order.ctas;
+      const int pair = (round >> 1) * order.ctas + ((round & 1) == 0 ? lane : order.ctas - 1 - lane);
+      const int second = round & 1;
       const int full = order.m_blocks / 2;  // pairs of two tiles per head
-      const std::int64_t pair = index >> 1;
-      const std::int64_t full_pairs = std::int64_t{full} * order.batch_heads;
+      const int full_pairs = full * order.batch_heads;
       if (pair < full_pairs) {
-        batch_head = static_cast<int>(pair / full);
-        const int j = static_cast<int>(pair - std::int64_t{batch_head} * full);
-        rank = (index & 1) == 0 ? j : order.m_blocks - 1 - j;
-      } else {  // the middle tile of an odd count, alone, after every pair (light work last)
-        batch_head = static_cast<int>(pair - full_pairs);
-        rank = (index & 1) == 0 ? full : -1;
+        batch_head = pair / full;
+        const int j = pair - batch_head * full;
+        rank = second == 0 ? j : order.m_blocks - 1 - j;
+      } else if (pair < full_pairs + (order.m_blocks & 1) * order.batch_heads) {
+        // The middle tile of an odd count, alone, after every pair (light work last).
+        batch_head = pair - full_pairs;
+        rank = second == 0 ? full : -1;
+      } else {
+        return {order.m_blocks, 0, 0};
       }
     } else if (order.longest_first) {
-      rank = static_cast<int>(index / order.batch_heads);
-      batch_head = static_cast<int>(index - std::int64_t{rank} * order.batch_heads);
+      rank = index / order.batch_heads;
+      batch_head = index - rank * order.batch_heads;
     } else {
-      batch_head = static_cast<int>(index / order.m_blocks);
-      rank = static_cast<int>(index - std::int64_t{batch_head} * order.m_blocks);
+      batch_head = index / order.m_blocks;
+      rank = index - batch_head * order.m_blocks;
     }
     return {order.m_blocks - 1 - rank, batch_head % order.heads, batch_head / order.heads};
   }
-
- private:
-  /// Pairs of a head, the middle tile of an odd count counted as one.
-  FLASHATTN_HOST_DEVICE static int pairs_per_head(const Order& order) { return (order.m_blocks + 1) / 2; }
 };
 
 }  // namespace flashattn::cuda::sm90
