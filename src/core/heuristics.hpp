@@ -60,10 +60,12 @@ constexpr bool wide_key_tile_sm90_d128(int max_seqlen_k, bool causal) {
 /// Every tile then reads its K / V from HBM: ncu at causal B 32, H 16, S 512, D 128 measured 457 MB of DRAM
 /// traffic against cuDNN's 257 MB (Q, K, V and O once) and 134 µs against 100 (docs/PERF.md). Pairs keep a
 /// head's tiles in neighbouring positions of one round, so they run together. They halve the work items,
-/// so they are taken only when there are at least four per multiprocessor.
+/// so they are taken only when there are at least two per multiprocessor (the grid's last round then
+/// leaves as much idle as the global order's: B·S = 16k, causal, S <= 1k has 512-1024 pairs on 132 SMs).
+/// Measured on the H200 at D 128 (interleaved A/B, docs/PERF.md): causal S 512 +5%, 1k +12%, 2k +13%.
 constexpr bool fwd_tiles_paired(bool unequal_tiles, long long batch_heads, long long m_blocks, int sms) {
   const long long pairs = batch_heads * ((m_blocks + 1) / 2);
-  return unequal_tiles && 2 * batch_heads > sms && pairs >= 4LL * sms;
+  return unequal_tiles && 2 * batch_heads > sms && pairs >= 2LL * sms;
 }
 
 /// Whether the Hopper backward's grid runs its CTAs longest first (key blocks slowest: every (batch, kv

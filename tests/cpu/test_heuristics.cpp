@@ -31,7 +31,7 @@ TEST(Heuristics, Sm90D128WideKeyTileWithoutCausalMaskFrom8192Keys) {
 }
 
 // Pairs of a head's tiles where the global longest-first order would run at most one tile of a head at a
-// time (more heads than half the SMs), and only with four pairs per SM.
+// time (more heads than half the SMs), and only with two pairs per SM.
 TEST(Heuristics, Sm90ForwardPairsTilesOfManyHeadsUnderAMask) {
   EXPECT_TRUE(fwd_tiles_paired(true, 32 * 16, 4, 132));    // causal B 32, H 16, S 512
   EXPECT_TRUE(fwd_tiles_paired(true, 8 * 16, 16, 132));    // causal B 8, H 16, S 2k

@@ -55,9 +55,10 @@ std::vector<std::vector<PersistentTileScheduler::Tile>> shares(const PersistentT
 // The paper grid's shapes at D = 128 and 256 (B * S = 16k, hidden 2048; causal S 512 - 1k take pairs),
 // long-context GQA shapes (B 8, S 4k takes pairs), an odd tile count in pairs, a partial last round and a
 // single tile.
-const std::vector<Shape> kShapes = {
-    {32, 16, 4, true},   {16, 16, 8, true}, {1, 16, 128, true}, {1, 8, 128, true},   {8, 32, 32, true},
-    {1, 32, 1024, true}, {8, 32, 5, true},  {3, 7, 5, false},   {1, 16, 128, false}, {1, 1, 1, true}};
+const std::vector<Shape> kShapes = {{32, 16, 4, true},   {16, 16, 8, true}, {32, 8, 4, true},
+                                    {1, 16, 128, true},  {1, 8, 128, true}, {8, 32, 32, true},
+                                    {1, 32, 1024, true}, {8, 32, 5, true},  {3, 7, 5, false},
+                                    {1, 16, 128, false}, {1, 1, 1, true}};
 
 TEST(TileSchedulerSm90, VisitsEveryTileExactlyOnce) {
   for (const Shape& shape : kShapes) {
@@ -127,10 +128,10 @@ TEST(TileSchedulerSm90, MaskedProblemsWithManyHeadsPairEachHeadsLongestAndShorte
     EXPECT_EQ(std::make_tuple(next.m_block, next.head, next.batch),
               std::make_tuple(shape.m_blocks - 2, 0, 0));
   }
-  EXPECT_EQ(paired, 4);  // S 512, S 1k, GQA B 8 S 4k and the odd count
+  EXPECT_EQ(paired, 5);  // S 512 (D 128 and 256), S 1k, GQA B 8 S 4k and the odd count
   // Heads fewer than half the SMs: the global order already runs several tiles of a head at once.
   EXPECT_FALSE(order_of({1, 32, 8, true}).paired);
-  // Too few pairs to give every SM four: the global order, which keeps every SM busy.
+  // Too few pairs to give every SM two: the global order, which keeps every SM busy.
   EXPECT_FALSE(order_of({1, 100, 2, true}).paired);
   // Unmasked tiles are equal: heads outermost, tile by tile.
   EXPECT_FALSE(order_of({32, 16, 4, false}).paired);
