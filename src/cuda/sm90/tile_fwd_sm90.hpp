@@ -189,8 +189,9 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, FwdTileRegime regime) {
       if (head_dim == 128 && regime == FwdTileRegime::long_keys) tile = {128, 128, 2, 3, 2};
       break;
     // The long-key tiles of D = 128 (144 keys) and D = 256 (80 keys) trade their second K stage for a third
-    // V stage in the same shared memory: at S 16k their consumers wait for V in 5-9% of the stall samples
-    // (ncu, docs/PERF.md), while a K stage is free as soon as its S landed.
+    // V stage in the same shared memory (at S 16k their consumers wait for V in 5-9% of the stall samples).
+    // Measured 0.66-0.72x (docs/PERF.md, session 16): with one K stage the next K is requested only once
+    // the later warpgroup's S landed, a third of a ping-pong turn before the earlier one needs it.
     case FwdAblationSm90::k_stages_1_v_stages_3:
       if ((head_dim == 128 || head_dim == 256) && regime == FwdTileRegime::long_keys) {
         tile.stages_k = 1;
