@@ -53,12 +53,12 @@ std::vector<std::vector<PersistentTileScheduler::Tile>> shares(const PersistentT
 }
 
 // The paper grid's shapes at D = 128 and 256 (B * S = 16k, hidden 2048; causal S 512 - 1k take pairs),
-// long-context GQA shapes (B 8, S 4k takes pairs), an odd tile count in pairs, a partial last round and a
-// single tile.
-const std::vector<Shape> kShapes = {{32, 16, 4, true},   {16, 16, 8, true}, {32, 8, 4, true},
-                                    {1, 16, 128, true},  {1, 8, 128, true}, {8, 32, 32, true},
-                                    {1, 32, 1024, true}, {8, 32, 5, true},  {3, 7, 5, false},
-                                    {1, 16, 128, false}, {1, 1, 1, true}};
+// long-context GQA shapes (B 8, S 4k takes pairs), odd tile counts in pairs (B 5 x H 32 x 3 tiles is the GPU
+// test's CausalProblemsOfManyHeadsTakeTheirTilesInPairs), a partial last round and a single tile.
+const std::vector<Shape> kShapes = {{32, 16, 4, true},   {16, 16, 8, true},   {32, 8, 4, true},
+                                    {1, 16, 128, true},  {1, 8, 128, true},   {8, 32, 32, true},
+                                    {1, 32, 1024, true}, {8, 32, 5, true},    {5, 32, 3, true},
+                                    {3, 7, 5, false},    {1, 16, 128, false}, {1, 1, 1, true}};
 
 TEST(TileSchedulerSm90, VisitsEveryTileExactlyOnce) {
   for (const Shape& shape : kShapes) {
@@ -124,11 +124,13 @@ TEST(TileSchedulerSm90, MaskedProblemsWithManyHeadsPairEachHeadsLongestAndShorte
     const auto start = PersistentTileScheduler::tile(order, 0);
     EXPECT_EQ(std::make_tuple(start.m_block, start.head, start.batch),
               std::make_tuple(shape.m_blocks - 1, 0, 0));
-    const auto next = PersistentTileScheduler::tile(order, 1);
-    EXPECT_EQ(std::make_tuple(next.m_block, next.head, next.batch),
-              std::make_tuple(shape.m_blocks - 2, 0, 0));
+    if (shape.m_blocks >= 4) {  // the head's second pair next
+      const auto next = PersistentTileScheduler::tile(order, 1);
+      EXPECT_EQ(std::make_tuple(next.m_block, next.head, next.batch),
+                std::make_tuple(shape.m_blocks - 2, 0, 0));
+    }
   }
-  EXPECT_EQ(paired, 5);  // S 512 (D 128 and 256), S 1k, GQA B 8 S 4k and the odd count
+  EXPECT_EQ(paired, 6);  // S 512 (D 128 and 256), S 1k, GQA B 8 S 4k and the odd counts
   // Heads fewer than half the SMs: the global order already runs several tiles of a head at once.
   EXPECT_FALSE(order_of({1, 32, 8, true}).paired);
   // Too few pairs to give every SM two: the global order, which keeps every SM busy.
