@@ -27,6 +27,7 @@
 #include "cuda/common/bwd_kernel_params.hpp"
 #include "cuda/common/fragment.cuh"
 #include "cuda/common/mask.cuh"
+#include "cuda/common/score_mods.cuh"
 #include "cuda/common/softmax.cuh"
 #include "cuda/sm80/layouts_bwd_sm80.cuh"
 #include "cuda/sm80/mainloop_fwd_sm80_cpasync_mma.cuh"
@@ -210,7 +211,7 @@ struct BwdMainloopSm80 {
         if constexpr (kKind == StepKind::softcap) {
           CUTE_UNROLL
           for (int i = 0; i < size(scores); ++i) {
-            const float th = tanhf(scores(i) * params.softcap_pre);
+            const float th = softcap_tanh(scores(i) * params.softcap_pre);
             dtanh(i) = 1.0f - th * th;
             scores(i) = th * params.score_to_log2;
           }

@@ -133,7 +133,7 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
         for (int r = 0; r < kRows; ++r) {
           CUTE_UNROLL
           for (int c = 0; c < kCols; ++c) {
-            const float th = tanhf(scores(r, c) * base.softcap_pre);
+            const float th = softcap_tanh(scores(r, c) * base.softcap_pre);
             chain[r][c] = 1.0f - th * th;
             scores(r, c) = th * base.score_to_log2;
           }

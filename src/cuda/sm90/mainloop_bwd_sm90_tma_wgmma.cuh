@@ -61,6 +61,7 @@
 #include "cuda/common/bwd_kernel_params.hpp"
 #include "cuda/common/fragment.cuh"
 #include "cuda/common/mask.cuh"
+#include "cuda/common/score_mods.cuh"
 #include "cuda/common/softmax.cuh"
 #include "cuda/sm90/dq_staging_sm90.cuh"
 #include "cuda/sm90/layouts_bwd_sm90.cuh"
@@ -403,7 +404,7 @@ struct BwdMainloopSm90 {
         for (int r = 0; r < kRows; ++r) {
           CUTE_UNROLL
           for (int c = 0; c < kCols; ++c) {
-            const float th = tanhf(scores(r, c) * base.softcap_pre);
+            const float th = softcap_tanh(scores(r, c) * base.softcap_pre);
             dps(r, c) = (1.0f - th * th) * (dps(r, c) - dsum[row_of(c)]);
             scores(r, c) = th * base.score_to_log2;
           }
