@@ -6,8 +6,7 @@
 // are never loaded).
 //
 // Across tiles the K/V stage rings simply continue, so the producer loads the next tile's K and V while
-// the consumers finish the current one; when it starts a tile's loads it also asks the L2 for the CTA's
-// tile after that (Mainloop::prefetch_l2). Q has a ring of kQStages buffers, tile t of the CTA in buffer
+// the consumers finish the current one. Q has a ring of kQStages buffers, tile t of the CTA in buffer
 // t % kQStages; the epilogue stages the tile's O in its Q buffer. q_full[b] (a transaction barrier) says a
 // tile's Q landed in buffer b; q_free[b] (all consumer threads arrive) says the TMA store of the O staged in
 // it has read it, so the next Q may come. With two buffers that arrival waits until the next tile's first
@@ -105,11 +104,6 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
       if (index >= order.positions) break;
       typename Mainloop::Work work;
       if (!Mainloop::make_work(params, Scheduler::tile(order, index), work)) continue;
-      const std::int64_t next = Scheduler::position(blockIdx.x, gridDim.x, round + 1);
-      typename Mainloop::Work next_work;
-      if (next < order.positions && Mainloop::make_work(params, Scheduler::tile(order, next), next_work)) {
-        Mainloop::prefetch_l2(params, smem, next_work);
-      }
       const int q_stage = tiles_done % kQStages;
       const int q_use = tiles_done / kQStages;  // earlier tiles of this CTA in the same buffer
       Mainloop::load(params, smem, pipeline_k, pipeline_v, write_k, write_v, work, q_stage, [&] {

@@ -52,9 +52,6 @@ struct FwdMainloopSm90 {
   static constexpr int kBlockM = Layouts::kBlockM;
   static constexpr int kBlockN = Layouts::kBlockN;
   static constexpr int kConsumerThreads = Layouts::kConsumerThreads;
-  /// Key tiles of the next block that prefetch_l2 asks the L2 for: a short block's all (S 512 at D 128 is
-  /// 4), a long block's first steps, the rest streaming behind them as usual.
-  static constexpr int kPrefetchKeyTiles = 4;
   /// Accumulator rows per thread: a thread holds rows r and r + 8 of its warp's 16.
   static constexpr int kRowsPerThread = 2;
   using Softmax = OnlineSoftmax<kRowsPerThread>;
@@ -103,13 +100,19 @@ struct FwdMainloopSm90 {
     return true;
   }
 
-  /// The TMA views of the block's operands: Q's rows of the sequence (ROWS, HEAD_DIM), and the (TMA, n)
-  /// global / (TMA, PIPE) shared partitions of K and V.
-  __device__ static auto tma_views(const Params& params, typename Layouts::SharedStorage& smem,
-                                   const Work& work) {
+  /// Producer: issues every TMA load of the block: the first K tile, then Q into buffer `q_stage` of the Q
+  /// ring once `wait_q_free()` says that buffer is free (always, so that every tile completes one phase of
+  /// its q_full), then K of tile n before V of tile n + 1 (the order the consumers read them in). The first
+  /// K goes out before the wait: its stage was freed long before, and the consumers' first Q·Kᵀ needs both.
+  /// Called by one thread.
+  template <class WaitQFree>
+  __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem,
+                              PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& write_k, StateV& write_v,
+                              const Work& work, int q_stage, const WaitQFree& wait_q_free) {
     using namespace cute;
     Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
     Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});
+
     // Coordinate tensors of the TMA views, narrowed to this (head, batch) and sequence.
     Tensor mQ = domain_offset(make_coord(static_cast<int>(work.q_row_offset), _0{}),
                               params.tma_q.get_tma_tensor(params.shape_q)(_, _, work.head, work.tma_batch));
@@ -123,59 +126,12 @@ struct FwdMainloopSm90 {
         local_tile(mK, Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{}));  // (BLOCK_N, HEAD_DIM, n)
     Tensor gVt =
         local_tile(mVt, Shape<Int<kHeadDim>, Int<kBlockN>>{}, make_coord(_0{}, _));  // (HEAD_DIM, BLOCK_N, n)
-    return make_tuple(
-        mQ, tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK)),
-        tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sVt), group_modes<0, 2>(gVt)));
-  }
 
-  /// Q of the block, one (64, HEAD_DIM) box per consumer warpgroup: the TMA partition of box `w`'s global
-  /// rows and of its place in the Q buffer `sQ_buffer`.
-  template <class MQ>
-  __device__ static auto q_box(const Params& params, const MQ& mQ, Element* sQ_buffer, const Work& work,
-                               int w) {
-    using namespace cute;
-    Tensor sQ_wg = make_tensor(make_smem_ptr(sQ_buffer + 64 * kHeadDim * w),
-                               typename Layouts::SmemLayoutQWarpGroup{});  // (64, HEAD_DIM)
-    Tensor gQ_wg =
-        local_tile(mQ, Shape<_64, Int<kHeadDim>>{}, make_coord(work.row0 / 64 + w, _0{}));  // (64, HEAD_DIM)
-    return tma_partition(params.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ_wg),
-                         group_modes<0, 2>(gQ_wg));  // (TMA), (TMA)
-  }
-
-  /// Producer, when it starts the loads of a block: asks the L2 for the block the CTA computes next — its Q
-  /// and the K / V tiles of its first kPrefetchKeyTiles steps — so that they come from HBM while this
-  /// block runs rather than when the next one starts. With tiles of equal length every CTA reaches its
-  /// next block at the same moment, and at S 512 a block is 4 steps: without it all 132 CTAs would ask HBM
-  /// for a new head's K / V (and a new Q) at once, in every round. Called by one thread; the TMA unit
-  /// prefetches without a barrier or a shared-memory destination.
-  __device__ static void prefetch_l2(const Params& params, typename Layouts::SharedStorage& smem,
-                                     const Work& work) {
-    using namespace cute;
-    const auto views = tma_views(params, smem, work);
-    CUTE_UNROLL
-    for (int w = 0; w < Layouts::kConsumerWarpGroups; ++w) {
-      prefetch(params.tma_q, get<0>(q_box(params, get<0>(views), smem.q[0].data(), work, w)));
-    }
-    const int n_last = max(work.n_begin, work.n_end - kPrefetchKeyTiles);
-    for (int n = work.n_end - 1; n >= n_last; --n) {
-      prefetch(params.tma_k, get<0>(get<1>(views))(_, n));
-      prefetch(params.tma_v, get<0>(get<2>(views))(_, n));
-    }
-  }
-
-  /// Producer: issues every TMA load of the block: the first K tile, then Q into buffer `q_stage` of the Q
-  /// ring once `wait_q_free()` says that buffer is free (always, so that every tile completes one phase of
-  /// its q_full), then K of tile n before V of tile n + 1 (the order the consumers read them in). The first
-  /// K goes out before the wait: its stage was freed long before, and the consumers' first Q·Kᵀ needs both.
-  /// Called by one thread.
-  template <class WaitQFree>
-  __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem,
-                              PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& write_k, StateV& write_v,
-                              const Work& work, int q_stage, const WaitQFree& wait_q_free) {
-    using namespace cute;
-    const auto views = tma_views(params, smem, work);
-    const auto& tK = get<1>(views);
-    const auto& tV = get<2>(views);
+    // (TMA, n) global and (TMA, PIPE) shared partitions of K and V.
+    const auto tK =
+        tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
+    const auto tV =
+        tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sVt), group_modes<0, 2>(gVt));
     auto load_k = [&](int n, StateK& state) {
       pipeline_k.producer_acquire(state);
       copy(params.tma_k.with(*pipeline_k.producer_get_barrier(state)), get<0>(tK)(_, n),
@@ -197,7 +153,12 @@ struct FwdMainloopSm90 {
       q_full.arrive_and_expect_tx(Layouts::kTmaBytesQ);
       CUTE_UNROLL
       for (int w = 0; w < Layouts::kConsumerWarpGroups; ++w) {
-        auto [tQgQ, tQsQ] = q_box(params, get<0>(views), smem.q[q_stage].data(), work, w);
+        Tensor sQ_wg = make_tensor(make_smem_ptr(smem.q[q_stage].data() + 64 * kHeadDim * w),
+                                   typename Layouts::SmemLayoutQWarpGroup{});  // (64, HEAD_DIM)
+        Tensor gQ_wg = local_tile(mQ, Shape<_64, Int<kHeadDim>>{},
+                                  make_coord(work.row0 / 64 + w, _0{}));  // (64, HEAD_DIM)
+        auto [tQgQ, tQsQ] = tma_partition(params.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ_wg),
+                                          group_modes<0, 2>(gQ_wg));  // (TMA), (TMA)
         copy(params.tma_q.with(reinterpret_cast<BarrierValue&>(q_full)), tQgQ, tQsQ);
       }
     };
