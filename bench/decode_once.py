@@ -76,6 +76,8 @@ def main():
                         help="also time this many calls: back to back, each after an L2 flush, replayed from a CUDA graph, "
                              "and with bench/peers.py's timing (us/call)")
     args = parser.parse_args()
+    if args.impl == "cudnn" and (args.page_size or args.num_splits):
+        parser.error("--page-size and --num-splits apply to flashattn only (cuDNN reads the dense cache)")
 
     call = decode_call(args.batch, args.length, args.page_size, args.num_splits, impl=args.impl)
 

@@ -61,7 +61,8 @@ constexpr bool wide_key_tile_sm90_d128(int max_seqlen_k, bool causal) {
 /// traffic against cuDNN's 257 MB (Q, K, V and O once) and 134 µs against 100 (docs/PERF.md). Pairs keep a
 /// head's tiles in neighbouring positions of one round, so they run together. They halve the work items,
 /// so they are taken only when there are at least two per multiprocessor (the grid's last round then
-/// leaves as much idle as the global order's: B·S = 16k, causal, S <= 1k has 512-1024 pairs on 132 SMs).
+/// leaves as much idle as the global order's: the causal cells of B·S = 16k that take pairs, S <= 2k at
+/// D 64 / 128 and S <= 1k at D 256, have 512-2048 pairs on 132 SMs).
 /// Measured on the H200 (interleaved A/B, docs/PERF.md, session 16): causal S 512 / 1k / 2k +5 / +12 / +13%
 /// at D 128, S 512 / 1k +9 / +13% at D 256; D 64 (not bound by those re-reads) -1.5 ... +1%.
 constexpr bool fwd_tiles_paired(bool unequal_tiles, long long batch_heads, long long m_blocks, int sms) {
