@@ -36,7 +36,8 @@ __device__ __forceinline__ constexpr auto acc_as_a_layout(Layout layout) {
 }
 
 /// Rounds a compact fp32 register tensor `from` into `to` (same size, element type To) to nearest even,
-/// converted in vectors.
+/// converted in vectors. `to` may be a view of `from`'s own registers (its first half): every element is
+/// read before any is written.
 template <class FromTensor, class ToTensor>
 __device__ __forceinline__ void convert_fragment_into(const FromTensor& from, ToTensor& to) {
   using From = typename std::remove_cv_t<std::remove_reference_t<FromTensor>>::value_type;
@@ -44,8 +45,8 @@ __device__ __forceinline__ void convert_fragment_into(const FromTensor& from, To
   constexpr int kN = decltype(cute::size(from))::value;
   static_assert(decltype(cute::size(to))::value == kN, "conversion keeps the element count");
   cutlass::NumericArrayConverter<To, From, kN> convert;
-  *reinterpret_cast<cutlass::Array<To, kN>*>(to.data()) =
-      convert(*reinterpret_cast<const cutlass::Array<From, kN>*>(from.data()));
+  *reinterpret_cast<cutlass::Array<To, kN>*>(cute::raw_pointer_cast(to.data())) =
+      convert(*reinterpret_cast<const cutlass::Array<From, kN>*>(cute::raw_pointer_cast(from.data())));
 }
 
 /// A register tensor of `To` with the layout of `from` (a compact fp32 register tensor), rounded to

@@ -166,14 +166,25 @@ struct FwdMainloopSm90 {
       load_q();
       return;
     }
-    // The V loads trail the K loads by one tile.
     load_k(work.n_end - 1, write_k);
     load_q();
-    for (int n = work.n_end - 2; n >= work.n_begin; --n) {
-      load_k(n, write_k);
-      load_v(n + 1, write_v);
+    if constexpr (Layouts::kIntraWarpgroupOverlap) {
+      // The V loads trail the K loads by one tile, as the consumers' P·V trails their Q·Kᵀ.
+      for (int n = work.n_end - 2; n >= work.n_begin; --n) {
+        load_k(n, write_k);
+        load_v(n + 1, write_v);
+      }
+      load_v(work.n_begin, write_v);
+    } else {
+      // Steps in sequence read K_n, then V_n. With one stage per ring, V_n goes out as soon as V_{n+1} is
+      // free, under the Q·Kᵀ of step n; had it to wait behind K_{n-1} (free only once every warpgroup's
+      // Q·Kᵀ of step n is done), each P·V would wait for its V.
+      load_v(work.n_end - 1, write_v);
+      for (int n = work.n_end - 2; n >= work.n_begin; --n) {
+        load_k(n, write_k);
+        load_v(n, write_v);
+      }
     }
-    load_v(work.n_begin, write_v);
   }
 
   /// Consumers: accumulates O (this warpgroup's 64 rows x HEAD_DIM, fp32, unnormalised) and the softmax
@@ -205,7 +216,17 @@ struct FwdMainloopSm90 {
     Tensor tOrO_rc = gmma_acc_rowcol(tOrO);                                            // (ROWS, HEAD_DIM)
     Tensor tSrS = partition_fragment_C(mma_qk, Shape<Int<kBlockM>, Int<kBlockN>>{});   // (MMA, MMA_M, MMA_N)
     Tensor scores = gmma_acc_rowcol(tSrS);                                             // (ROWS, BLOCK_N)
-    Tensor rP = make_fragment_like<Element>(tSrS);  // P of the step, in the element type
+    // P of a step in the element type. With the intra-warpgroup overlap P_{n+1}'s product runs while S_n
+    // lands, so P needs registers of its own; steps run in sequence, P takes the first half of S's
+    // registers (BLOCK_N / 4 fewer per thread: D = 256's 128-key tile fits only so).
+    auto make_p = [&] {
+      if constexpr (Layouts::kIntraWarpgroupOverlap) {
+        return make_fragment_like<Element>(tSrS);
+      } else {
+        return make_tensor(make_rmem_ptr<Element>(raw_pointer_cast(tSrS.data())), tSrS.layout());
+      }
+    };
+    Tensor rP = make_p();
     Tensor tOrP = make_tensor(rP.data(), gmma_acc_as_a_layout(rP.layout()));  // (MMA, MMA_M, MMA_K)
 
     // Tiles n >= n_right cross the first row's key_end; tiles n < n_left cross the last row's key_begin;
@@ -251,7 +272,7 @@ struct FwdMainloopSm90 {
     };
 
     if constexpr (!Layouts::kIntraWarpgroupOverlap) {
-      // Ablation: each tile's S, softmax and P·V in sequence.
+      // Each tile's S, softmax and P·V in sequence; the ping-pong alone hides the softmax.
       CUTE_NO_UNROLL
       for (int n = work.n_end - 1; n >= work.n_begin; --n) {
         scores_alone(n);

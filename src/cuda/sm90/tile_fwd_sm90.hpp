@@ -42,7 +42,8 @@ enum class FwdAblationSm90 {
   q_stages_1,
   block_n_176,
   block_n_128,
-  k_stages_1_v_stages_3
+  k_stages_1_v_stages_3,
+  sequential_d256
 };
 
 #if !defined(FLASHATTN_SM90_ABLATION)
@@ -74,6 +75,8 @@ constexpr const char* fwd_ablation_suffix_sm90() {
       return "+block_n_128";
     case FwdAblationSm90::k_stages_1_v_stages_3:
       return "+k_stages_1_v_stages_3";
+    case FwdAblationSm90::sequential_d256:
+      return "+sequential_d256";
     default:
       return "";
   }
@@ -197,6 +200,12 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, FwdTileRegime regime) {
         tile.stages_k = 1;
         tile.stages_v = 3;
       }
+      break;
+    // D = 256 as cuDNN 9.19 runs it (its SASS under ncu, docs/PERF.md session 17): 128x128, one stage each
+    // of Q, K and V (64 KB each, 192 KB), every step's S, softmax and P·V in sequence with P in S's
+    // registers (S 64 + O 128 fp32 per thread), the ping-pong alone hiding the softmax.
+    case FwdAblationSm90::sequential_d256:
+      if (head_dim == 256) tile = {128, 128, 1, 1, 2, false, true, 1};
       break;
     default:
       break;
