@@ -267,7 +267,9 @@ struct FwdMainloopSm90 {
     auto zero_v_tail = [&](int n) {
       if (params.base.problem.is_varlen() && (n + 1) * kBlockN > work.seqlen_k) {
         pipeline_v.consumer_wait(read_v);
-        zero_key_tail(sVt, read_v.index(), work.seqlen_k - n * kBlockN, thread);
+        // The thread index read here: addresses derived from `thread` would be hoisted out of the tile
+        // loop and held (spilled where registers are tight) through every step.
+        zero_key_tail(sVt, read_v.index(), work.seqlen_k - n * kBlockN, thread_index_in_loop() - 128);
       }
     };
 
