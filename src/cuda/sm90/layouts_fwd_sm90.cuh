@@ -73,9 +73,13 @@ struct FwdLayoutsSm90 {
   // its TMA reads global V through a (head dim, key) view, so no transpose ever runs.
   using SmemAtomVt = std::conditional_t<kSwizzle128, cute::GMMA::Layout_MN_SW128_Atom<Element>,
                                         cute::GMMA::Layout_MN_SW64_Atom<Element>>;
+  // The atoms (64 head-dim columns x 8 keys) are stacked along the keys first, so that a 64-column slab of
+  // the tile is one contiguous TMA box of BLOCK_N keys: HEAD_DIM / 64 copies per stage. Stacked along the
+  // head dim first (tile_to_shape's default order), a box could span only one atom's 8 keys: 1 KB copies,
+  // HEAD_DIM / 64 * BLOCK_N / 8 of them per stage (64 at D = 256 with 128 keys).
   using SmemLayoutVt = decltype(cute::tile_to_shape(
-      SmemAtomVt{}, cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>,
-                                cute::Int<kStagesV>>{}));  // (HEAD_DIM, BLOCK_N, PIPE)
+      SmemAtomVt{}, cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>, cute::Int<kStagesV>>{},
+      cute::Step<cute::_2, cute::_1, cute::_3>{}));  // (HEAD_DIM, BLOCK_N, PIPE)
   // The epilogue stages O in the tile's Q buffer, laid out as Q: warpgroup w's rows are the box its TMA
   // store reads.
   using SmemLayoutOWarpGroup = SmemLayoutQWarpGroup;
