@@ -143,8 +143,10 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
     // (no room for a second Q or a third V stage; 96 keys do not fit); O takes 128 fp32 per thread, S 40,
     // P 20, no spills. Against the 64-key tile it takes 20% fewer key steps, each reading Q from shared
     // memory once (Q's 64 KB are read per step whatever its width): +1.9% at 1k keys per row to +5.3% at
-    // 16k (docs/PERF.md, D = 256). What bounds it at 16k (ncu): the tensor pipe is active 72% of the
-    // cycles, shared memory 52%; the consumers wait for V (two stages) in 9% of the stall samples.
+    // 16k (docs/PERF.md, D = 256). What bounded it at 16k (ncu, session 15, V still in 1 KB TMA copies):
+    // the tensor pipe active 72% of the cycles, shared memory 52%, the consumers waiting for V in 9% of the
+    // stall samples; with whole V boxes it runs 95% of the matmul ceiling. cuDNN's design (128x128, one
+    // stage each, steps in sequence with P in S's registers; ablation sequential_d256) measures the same.
     case 256: {
       FwdTileSm90 tile{128, 80, 2, 2, 2};
       tile.q_stages = 1;
