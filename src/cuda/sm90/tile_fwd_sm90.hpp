@@ -43,7 +43,8 @@ enum class FwdAblationSm90 {
   block_n_176,
   block_n_128,
   k_stages_1_v_stages_3,
-  sequential_d256
+  sequential_d256,
+  wider_short_tiles
 };
 
 #if !defined(FLASHATTN_SM90_ABLATION)
@@ -77,6 +78,8 @@ constexpr const char* fwd_ablation_suffix_sm90() {
       return "+k_stages_1_v_stages_3";
     case FwdAblationSm90::sequential_d256:
       return "+sequential_d256";
+    case FwdAblationSm90::wider_short_tiles:
+      return "+wider_short_tiles";
     default:
       return "";
   }
@@ -208,6 +211,13 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, FwdTileRegime regime) {
     // registers (S 64 + O 128 fp32 per thread), the ping-pong alone hiding the softmax.
     case FwdAblationSm90::sequential_d256:
       if (head_dim == 256) tile = {128, 128, 1, 1, 2, false, true, 1};
+      break;
+    // The long-key tiles of D = 128 (144 keys) and D = 256 (80 keys) at every key-loop length: the
+    // thresholds between the regimes were measured with V in 1 KB TMA copies. (D = 64's short-key tile
+    // widened to 192 keys spills 112 bytes.)
+    case FwdAblationSm90::wider_short_tiles:
+      if (regime == FwdTileRegime::short_keys && (head_dim == 128 || head_dim == 256))
+        tile = fwd_tile_sm90_design(head_dim, FwdTileRegime::long_keys);
       break;
     default:
       break;
