@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/fast_divisor.hpp"
 #include "core/heuristics.hpp"
 #include "core/host_device.hpp"
 #include "cuda/common/fwd_kernel_params.hpp"
@@ -48,6 +49,12 @@ class PersistentTileScheduler {
     int ctas = 0;                ///< CTAs to launch: one per SM, fewer with fewer work items.
     bool longest_first = false;  ///< Query tiles outermost, last first (tiles of unequal length).
     bool paired = false;         ///< Pairs of one head's tiles, longest with shortest, heads outermost.
+    // The divisors of tile(), which every CTA's producer and consumer warps decode each tile with.
+    core::FastDivisor by_m_blocks;
+    core::FastDivisor by_heads;
+    core::FastDivisor by_batch_heads;
+    core::FastDivisor by_ctas;
+    core::FastDivisor by_pairs_per_head;  ///< m_blocks / 2 (paired orders; 1 when that is 0)
   };
 
   /// Host: the order of `params` on a device of `multiprocessors` SMs.
@@ -66,6 +73,11 @@ class PersistentTileScheduler {
     order.ctas = static_cast<int>(std::min<std::int64_t>(items, multiprocessors));
     // Paired: every CTA walks whole round pairs (its pair's halves lie in two rounds of the snake).
     order.positions = order.paired ? 2 * order.ctas * ((pairs + order.ctas - 1) / order.ctas) : order.tiles;
+    order.by_m_blocks = core::FastDivisor(std::max(order.m_blocks, 1));
+    order.by_heads = core::FastDivisor(std::max(order.heads, 1));
+    order.by_batch_heads = core::FastDivisor(std::max(order.batch_heads, 1));
+    order.by_ctas = core::FastDivisor(std::max(order.ctas, 1));
+    order.by_pairs_per_head = core::FastDivisor(std::max(order.m_blocks / 2, 1));
     return order;
   }
 
@@ -86,14 +98,14 @@ class PersistentTileScheduler {
     int batch_head;
     if (order.paired) {
       // CTA c's snake positions of rounds 2k and 2k + 1 hold the two halves of pair k * ctas + c.
-      const int round = index / order.ctas;
+      const int round = order.by_ctas.div(index);
       const int lane = index - round * order.ctas;
       const int pair = (round >> 1) * order.ctas + ((round & 1) == 0 ? lane : order.ctas - 1 - lane);
       const int second = round & 1;
       const int full = order.m_blocks / 2;  // pairs of two tiles per head
       const int full_pairs = full * order.batch_heads;
       if (pair < full_pairs) {
-        batch_head = pair / full;
+        batch_head = order.by_pairs_per_head.div(pair);
         const int j = pair - batch_head * full;
         rank = second == 0 ? j : order.m_blocks - 1 - j;
       } else if (pair < full_pairs + (order.m_blocks & 1) * order.batch_heads) {
@@ -104,13 +116,14 @@ class PersistentTileScheduler {
         return {order.m_blocks, 0, 0};
       }
     } else if (order.longest_first) {
-      rank = index / order.batch_heads;
+      rank = order.by_batch_heads.div(index);
       batch_head = index - rank * order.batch_heads;
     } else {
-      batch_head = index / order.m_blocks;
+      batch_head = order.by_m_blocks.div(index);
       rank = index - batch_head * order.m_blocks;
     }
-    return {order.m_blocks - 1 - rank, batch_head % order.heads, batch_head / order.heads};
+    const int batch = order.by_heads.div(batch_head);
+    return {order.m_blocks - 1 - rank, batch_head - batch * order.heads, batch};
   }
 };
 
