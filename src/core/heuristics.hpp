@@ -35,7 +35,9 @@ constexpr bool short_key_loop_sm90_d64(int max_seqlen_k, bool causal) {
 /// ahead, which costs most where a tile is only a few steps long. Measured on the H200 (docs/PERF.md, forward
 /// session 15; interleaved A/B, kernel time): the 80-key tile ran +1.9% (full) at 1024 keys per row rising to
 /// +5.3% at 16k, +2.5 ... +4.4% causal from S 4k, even (0.997) at causal S 2k (1024 mean keys), and lost
-/// below: -2.8% full S 512, -6.2% causal S 512, -3.1% causal S 1k.
+/// below: -2.8% full S 512, -6.2% causal S 512, -3.1% causal S 1k. Measured again with V in whole TMA boxes
+/// (session 17, ablation wider_short_tiles): the 80-key tile still loses at 512 mean keys (-2.6% full S 512,
+/// -4.8% causal S 512, -3.1% causal S 1k) and is even beyond.
 constexpr bool narrow_key_tile_sm90_d256(int max_seqlen_k, bool causal) {
   return mean_keys_per_row(max_seqlen_k, causal) <= 512;
 }
@@ -46,7 +48,9 @@ constexpr bool narrow_key_tile_sm90_d256(int max_seqlen_k, bool causal) {
 /// buffers it keeps two V stages instead of three, so the producer runs less far ahead and each tile's
 /// fixed cost grows. Measured on the H200 (docs/PERF.md, forward session 14): against the 128x128 tile,
 /// full masks +1.9% at 8k keys and +2.2% at 16k (interleaved A/B, kernel time), and in one run per tile
-/// +0.6% at 4k, -4% at 2k, -10% at 512-1k, causal -3 ... 0% up to 8k.
+/// +0.6% at 4k, -4% at 2k, -10% at 512-1k, causal -3 ... 0% up to 8k. Measured again with V in whole TMA
+/// boxes (session 17, ablation wider_short_tiles, against the 128-key tile): full -11% at 512 and 1k, -5% at
+/// 2k, -2% at 4k, even from 8k; causal -10% at 512 and 1k, -4% at 2k, -2% at 4k, even from 8k.
 constexpr bool wide_key_tile_sm90_d128(int max_seqlen_k, bool causal) {
   return !causal && max_seqlen_k >= 8192;
 }
