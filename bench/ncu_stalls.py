@@ -11,6 +11,12 @@ Then, anywhere:
                                                             TMA, ...), to map samples onto prologue, loop
                                                             and epilogue
     bench/ncu_stalls.py sass.csv.gz range FIRST LAST        the instructions of one range, by samples
+    bench/ncu_stalls.py sass.csv.gz counts [--count 8]      samples grouped by how often an instruction
+                                                            ran: in a persistent kernel the per-step loop,
+                                                            the per-tile code and the per-CTA code each run
+                                                            a count of their own, so this splits a kernel's
+                                                            time into them (with the instructions per run
+                                                            of each group and its largest stall reasons)
 Instruction indices are positions in the kernel's SASS (address / 16), as `regions` prints them.
 """
 import argparse
@@ -81,6 +87,8 @@ def main():
     regions = sub.add_parser("regions")
     regions.add_argument("--window", type=int, default=32)
     regions.add_argument("--min-percent", type=float, default=0.5, help="hide windows with fewer samples")
+    counts = sub.add_parser("counts")
+    counts.add_argument("--count", type=int, default=8, help="groups shown, most samples first")
     span = sub.add_parser("range")
     span.add_argument("first", type=int)
     span.add_argument("last", type=int)
@@ -101,6 +109,21 @@ def main():
             kinds = sorted({opcode(i.source) for i in chunk} & set(NOTABLE))
             executed = max(i.executed for i in chunk)
             print(f"{chunk[0].index:6d} {100 * samples / total:5.1f}%  exec <= {executed:9d}  {' '.join(kinds)}")
+    elif args.command == "counts":
+        groups = {}
+        for inst in insts:
+            groups.setdefault(inst.executed, []).append(inst)
+        ranked = sorted(groups.items(), key=lambda kv: -sum(i.samples for i in kv[1]))[:args.count]
+        for executed, members in ranked:
+            samples = sum(i.samples for i in members)
+            stalls = {}
+            for inst in members:
+                for name, n in inst.stalls.items():
+                    stalls[name] = stalls.get(name, 0) + n
+            reasons = ", ".join(f"{name} {100 * n / max(samples, 1):.0f}%"
+                                for name, n in sorted(stalls.items(), key=lambda kv: -kv[1])[:3])
+            print(f"exec {executed:9d}  {100 * samples / total:5.1f}% of samples  {len(members):5d} instructions"
+                  f"  {reasons}")
     else:
         chosen = [i for i in insts if args.first <= i.index <= args.last]
         print(f"range {args.first}-{args.last}: {100 * sum(i.samples for i in chosen) / total:.1f}% of samples")

@@ -1,5 +1,6 @@
 """bench/ncu_stalls.py: reads ncu's source-page CSV (a title line, then the header), numbers instructions by
-their SASS position, attributes samples no stall column names to "(no column)", and reports a range."""
+their SASS position, attributes samples no stall column names to "(no column)", reports a range, and groups
+samples by execution count."""
 
 import gzip
 import importlib.util
@@ -57,3 +58,20 @@ def test_range_and_regions(tmp_path, monkeypatch, capsys):
     assert "range 1-2: 90.0% of samples" in out, out
     out = run(monkeypatch, capsys, path, "regions", "--window", "2")
     assert "     0  70.0%" in out and "SYNCS" in out and "     2  30.0%" in out and "HGMMA" in out, out
+
+
+def test_counts_groups_by_execution_count(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "sass.csv"
+    rows = [
+        ["0x1000", "MOV R0, R1", "5", "8", "0", "0", "0"],                 # per CTA
+        ["0x1010", "HGMMA.64x80x16.F32.BF16 R24, gdesc[UR8], R24", "20", "64", "0", "0", "15"],  # per tile
+        ["0x1020", "IADD3 R2, R2, 0x1, RZ", "10", "64", "8", "0", "0"],    # per tile
+        ["0x1030", "@!P0  BRA 0x1010", "65", "512", "60", "0", "0"],        # per step
+    ]
+    path.write_text("\n".join(",".join(f'"{v}"' for v in row) for row in [HEADER, *rows]) + "\n")
+    lines = run(monkeypatch, capsys, str(path), "counts").splitlines()
+    assert lines[0] == "100 samples over 4 instructions"
+    assert lines[1].startswith("exec       512   65.0% of samples      1 instructions  long_sb 92%"), lines
+    per_tile = "exec        64   30.0% of samples      2 instructions  barrier 50%, long_sb 27%"
+    assert lines[2].startswith(per_tile), lines
+    assert lines[3].startswith("exec         8    5.0% of samples      1 instructions"), lines
