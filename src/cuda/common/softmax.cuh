@@ -23,6 +23,22 @@ __device__ __forceinline__ float exp2_approx(float x) {
   return y;
 }
 
+/// log2(x) with the MUFU.LG2 unit (absolute error below 2^-22; log2(0) = -inf; flushes denormal inputs,
+/// which finalize() never passes: its row sums are 0 or at least 1).
+__device__ __forceinline__ float log2_approx(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+/// 1 / x with the MUFU.RCP unit (1 ulp; finalize() passes row sums of at least 1). Its error is far below
+/// the rounding of O to 16 bits; the full-precision division costs a Newton step and a slow-path branch.
+__device__ __forceinline__ float reciprocal_approx(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
 /// Reduces over the 4 lanes of a quad, which hold the columns of the same accumulator rows.
 template <class Op>
 __device__ __forceinline__ float quad_allreduce(float value, Op op) {
@@ -112,8 +128,9 @@ class OnlineSoftmax {
     for (int r = 0; r < kRows; ++r) {
       const float sum = quad_allreduce(row_sum_[r], [](float a, float b) { return a + b; });
       // sum >= 1 whenever a key was kept (the max's own term is exp2(0)); 0 exactly when none was.
-      const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
-      lse[r] = sum > 0.0f ? (row_max_[r] * scale_log2_ + log2f(sum)) * kLn2 : -INFINITY;
+      const float inverse = sum > 0.0f ? reciprocal_approx(sum) : 0.0f;
+      // A row without keys has max -inf and sum 0, whose log2 is -inf: its lse comes out -inf unselected.
+      lse[r] = (row_max_[r] * scale_log2_ + log2_approx(sum)) * kLn2;
       CUTE_UNROLL
       for (int c = 0; c < size<1>(acc_o); ++c) acc_o(r, c) *= inverse;
     }

@@ -5,6 +5,9 @@
 // BLOCK_M query rows of one (batch, head) against every key tile those rows keep (masked-out key tiles
 // are never loaded).
 //
+// The producer decodes each tile and hands it to the consumers through a ring in shared memory
+// (FwdWorkRingSm90), ending with an end marker; the consumers never read the scheduler.
+//
 // Across tiles the K/V stage rings simply continue, so the producer loads the next tile's K and V while
 // the consumers finish the current one. Q has a ring of kQStages buffers, tile t of the CTA in buffer
 // t % kQStages; the epilogue stages the tile's O in its Q buffer. q_full[b] (a transaction barrier) says a
@@ -51,6 +54,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
   using PipelineK = typename Layouts::PipelineK;
   using PipelineV = typename Layouts::PipelineV;
   using Scheduler = PersistentTileScheduler;
+  using WorkRing = FwdWorkRingSm90<Layouts::kConsumerThreads>;
   constexpr int kBlockM = Layouts::kBlockM;
   constexpr int kConsumerRegisters = consumer_registers(Layouts::kConsumerWarpGroups);
   static_assert(
@@ -84,6 +88,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
       smem.barriers.q_full[b].init(1);
       smem.barriers.q_free[b].init(Layouts::kConsumerThreads);
     }
+    WorkRing::init(smem.work_ring);
   }
   // Warp 0 initialises the stage barriers (and fences their initialisation); the CTA barrier publishes
   // every barrier before first use.
@@ -104,6 +109,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
       if (index >= order.positions) break;
       typename Mainloop::Work work;
       if (!Mainloop::make_work(params, Scheduler::tile(order, index), work)) continue;
+      WorkRing::publish(smem.work_ring, tiles_done, work);
       const int q_stage = tiles_done % kQStages;
       const int q_use = tiles_done / kQStages;  // earlier tiles of this CTA in the same buffer
       Mainloop::load(params, smem, pipeline_k, pipeline_v, write_k, write_v, work, q_stage, [&] {
@@ -111,6 +117,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
       });
       ++tiles_done;
     }
+    WorkRing::publish(smem.work_ring, tiles_done, Mainloop::Work::end());
     return;
   }
 
@@ -120,13 +127,10 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
   pingpong.start();
   typename Mainloop::StateK read_k;
   typename Mainloop::StateV read_v;
-  int tiles_done = 0;
-  for (std::int64_t round = 0;; ++round) {
-    const std::int64_t index = Scheduler::position(blockIdx.x, gridDim.x, round);
-    if (index >= order.positions) break;
-    const Scheduler::Tile tile = Scheduler::tile(order, index);
-    typename Mainloop::Work work;
-    if (!Mainloop::make_work(params, tile, work)) continue;
+  for (int tiles_done = 0;; ++tiles_done) {
+    const typename Mainloop::Work& shared_work = WorkRing::wait(smem.work_ring, tiles_done);
+    if (shared_work.is_end()) break;
+    const typename Mainloop::Work work = shared_work;  // what the main loop reads, in registers
     typename Layouts::TiledMmaPV mma_pv;
     Tensor tOrO =
         partition_fragment_C(mma_pv, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // (MMA, MMA_M, MMA_N) fp32
@@ -150,17 +154,18 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
     float lse[Mainloop::kRowsPerThread];
     Tensor tOrO_rc = gmma_acc_rowcol(tOrO);
     softmax.finalize(tOrO_rc, lse);
-    const BlockInfo info(p, tile.batch, tile.head);
-    Tensor gO = make_tensor(make_gmem_ptr(static_cast<Element*>(p.out) + info.out_offset(p, work.row0)),
+    // The epilogue reads the tile from its slot again, not from registers held through the main loop.
+    const typename Mainloop::Work& epilogue_work = WorkRing::reread(smem.work_ring, tiles_done);
+    Tensor gO = make_tensor(make_gmem_ptr(static_cast<Element*>(p.out) + epilogue_work.out_offset),
                             Shape<Int<kBlockM>, Int<kHeadDim>>{},
                             make_stride(p.out_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM)
-    float* lse_out = p.lse != nullptr ? p.lse + info.lse_offset(p, work.row0) : nullptr;
-    Epilogue::store(params, smem.q[q_stage].data(), tOrO, lse, work, gO, lse_out, warp_group - 1);
+    float* lse_out = p.lse != nullptr ? p.lse + epilogue_work.lse_offset : nullptr;
+    Epilogue::store(params, smem.q[q_stage].data(), tOrO, lse, epilogue_work, gO, lse_out, warp_group - 1);
+    WorkRing::release(smem.work_ring, tiles_done);
     if constexpr (kQStages == 1) {
       Epilogue::wait_stores_read(thread);  // O sits in Q's buffer until its TMA store has read it
       smem.barriers.q_free[0].arrive();
     }
-    ++tiles_done;
   }
   Epilogue::wait_stores_read(thread);  // shared memory must outlive the last TMA store's reads
 #endif

@@ -38,6 +38,7 @@
 #include "cuda/sm90/params_fwd_sm90.cuh"
 #include "cuda/sm90/primitives_sm90.cuh"
 #include "cuda/sm90/tile_scheduler_sm90.hpp"
+#include "cuda/sm90/work_fwd_sm90.cuh"
 
 namespace flashattn::cuda::sm90 {
 
@@ -57,24 +58,11 @@ struct FwdMainloopSm90 {
   using Softmax = OnlineSoftmax<kRowsPerThread>;
 
   /// What the block computes, shared by the producer and the consumers.
-  struct Work {
-    int row0;      ///< First query row of the block within its sequence.
-    int q_rows;    ///< Valid query rows of the block (< BLOCK_M at the sequence end).
-    int seqlen_k;  ///< Keys attended by the sequence.
-    int n_begin;   ///< Key tiles [n_begin, n_end) hold every key some row of the block keeps.
-    int n_end;
-    std::int64_t q_row_offset;  ///< Row of the sequence's first token in the TMA view of q (varlen).
-    std::int64_t k_row_offset;  ///< Row of the sequence's first key in the TMA views of k and v.
-    int tma_batch;              ///< Batch coordinate of the TMA views (0 for varlen).
-    int head;
-    int head_kv;
-    float slope_log2;  ///< ALiBi slope * log2(e) of this (batch, head); unused without ALiBi.
-    KeyRange range;    ///< The key interval of each query row.
-    __device__ bool has_keys() const { return n_end > n_begin; }
-  };
+  using Work = FwdWorkSm90;
 
   /// The work of `tile` (m_block, head, batch), or nothing when the block starts past its sequence's end
-  /// (varlen: the sequence is shorter than the longest).
+  /// (varlen: the sequence is shorter than the longest). Computed by the producer thread alone, which hands
+  /// it to the consumers (FwdWorkRingSm90).
   __device__ static bool make_work(const Params& params, const PersistentTileScheduler::Tile& tile,
                                    Work& work) {
     const ForwardParams& p = params.base.problem;
@@ -84,19 +72,25 @@ struct FwdMainloopSm90 {
     const KeyRange range(p, info.seqlen_q, info.seqlen_k);
     const int q_rows = min(kBlockM, info.seqlen_q - row0);
     // Row intervals grow with the row, so the block needs keys [begin(first row), end(last row)).
-    work = {
-        row0,
-        q_rows,
-        info.seqlen_k,
-        range.key_begin(row0) / kBlockN,
-        (range.key_end(row0 + q_rows - 1) + kBlockN - 1) / kBlockN,
-        p.q_start(info.batch),
-        p.k_start(info.batch),
-        p.is_varlen() ? 0 : info.batch,
-        info.head,
-        info.head_kv,
-        params.base.has_alibi ? p.alibi_slopes[info.batch * p.alibi_batch_stride + info.head] * kLog2e : 0.0f,
-        range};
+    work.row0 = row0;
+    work.q_rows = q_rows;
+    work.seqlen_q = info.seqlen_q;
+    work.seqlen_k = info.seqlen_k;
+    work.n_begin = range.key_begin(row0) / kBlockN;
+    work.n_end = (range.key_end(row0 + q_rows - 1) + kBlockN - 1) / kBlockN;
+    // Tiles n >= n_right cross the first row's key_end; tiles n < n_left cross the key_begin of the block's
+    // last row (valid or not: a later row only masks more tiles).
+    work.n_right = range.key_end(row0) / kBlockN;
+    work.n_left = (range.key_begin(row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
+    work.tma_batch = p.is_varlen() ? 0 : info.batch;
+    work.head = info.head;
+    work.head_kv = info.head_kv;
+    work.slope_log2 =
+        params.base.has_alibi ? p.alibi_slopes[info.batch * p.alibi_batch_stride + info.head] * kLog2e : 0.0f;
+    work.q_row_offset = p.q_start(info.batch);
+    work.k_row_offset = p.k_start(info.batch);
+    work.out_offset = info.out_offset(p, row0);
+    work.lse_offset = info.lse_offset(p, row0);
     return true;
   }
 
@@ -229,13 +223,16 @@ struct FwdMainloopSm90 {
     Tensor rP = make_p();
     Tensor tOrP = make_tensor(rP.data(), gmma_acc_as_a_layout(rP.layout()));  // (MMA, MMA_M, MMA_K)
 
-    // Tiles n >= n_right cross the first row's key_end; tiles n < n_left cross the last row's key_begin;
-    // the tiles between are kept whole by every row of the block and skip the mask.
-    const int n_right = work.range.key_end(work.row0) / kBlockN;
-    const int n_left = (work.range.key_begin(work.row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
-    const RowKeyIntervals<kRowsPerThread> intervals(tScS_rc, work.row0, work.range);
+    // Only the tiles outside [n_left, n_right) need the mask (Work). The intervals' rows come from a thread
+    // index read here: the thread's row within the block, computed once per kernel, would be held through
+    // every tile (spilled at D = 192 and 256).
+    Tensor tScS_here = mma_qk.get_thread_slice(thread_index_in_loop() - 128)
+                           .partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{}));
+    const RowKeyIntervals<kRowsPerThread> intervals(
+        make_tensor(tScS_here.data(), gmma_acc_rowcol_layout(tScS_here.layout())), work.row0,
+        work.key_range(params.base.problem));
     auto mask = [&](int n) {
-      if (params.base.score_mods || n >= n_right || n < n_left) {
+      if (params.base.score_mods || n >= work.n_right || n < work.n_left) {
         mask_tile(params, scores, tScS_rc, intervals, work.slope_log2, n);
       }
     };

@@ -1,0 +1,111 @@
+// flashattn — what one tile of the Hopper forward computes, and how the producer hands it to the consumers.
+//
+// The producer thread decodes each tile of its CTA's order once (the scheduler's position to (m_block,
+// head, batch), the sequence lengths, the key tiles the rows keep, the row offsets) and publishes the result
+// through shared memory; the consumer warps read it there instead of repeating that integer work on the path
+// from one tile's epilogue to the next tile's first Q·Kᵀ, where nothing else of theirs runs (docs/PERF.md,
+// session 18). Tiles with no rows (past a short sequence's end in a varlen batch) are never published, and
+// after the CTA's last tile the producer publishes an end marker.
+//
+// A ring of kSlots slots with a full barrier (the producer's arrival: the slot holds the next tile) and a
+// free barrier (every consumer thread's arrival once done with the tile) each. The consumers copy what their
+// main loop needs into registers and read what only the epilogue needs from the slot at the epilogue (held in
+// registers through the main loop, those values spilled at D = 192), so a slot stays in use until the
+// tile's end; with three slots the producer still publishes tile t + 2 while tile t runs.
+#pragma once
+
+#include <cstdint>
+
+#include <cutlass/arch/barrier.h>
+
+#include "cuda/common/mask.cuh"
+
+namespace flashattn::cuda::sm90 {
+
+/// One tile: BLOCK_M query rows of one (batch, head) against the key tiles those rows keep.
+struct FwdWorkSm90 {
+  // Read by the consumers' main loop (first, so that their copy takes few wide loads).
+  int q_rows;   ///< Valid query rows of the block (< BLOCK_M at the sequence end); 0 marks the end.
+  int row0;     ///< First query row of the block within its sequence.
+  int n_begin;  ///< Key tiles [n_begin, n_end) hold every key some row of the block keeps.
+  int n_end;
+  int n_right;       ///< Key tiles n >= n_right cross the first row's key_end (and need the mask)...
+  int n_left;        ///< ... as do tiles n < n_left, which cross the last row's key_begin.
+  int seqlen_q;      ///< Query rows of the sequence.
+  int seqlen_k;      ///< Keys attended by the sequence.
+  float slope_log2;  ///< ALiBi slope * log2(e) of this (batch, head); unused without ALiBi.
+  // Read by the epilogue and the producer.
+  int tma_batch;  ///< Batch coordinate of the TMA views (0 for varlen).
+  int head;
+  int head_kv;
+  std::int64_t q_row_offset;  ///< Row of the sequence's first token in the TMA view of q (varlen).
+  std::int64_t k_row_offset;  ///< Row of the sequence's first key in the TMA views of k and v.
+  std::int64_t out_offset;    ///< Element offset of row row0 in out.
+  std::int64_t lse_offset;    ///< Element offset of row row0's lse entry.
+
+  __device__ bool has_keys() const { return n_end > n_begin; }
+  /// The key interval of each query row (built where needed: four registers fewer to copy and hold).
+  __device__ KeyRange key_range(const ForwardParams& p) const { return KeyRange(p, seqlen_q, seqlen_k); }
+  __device__ bool is_end() const { return q_rows == 0; }
+  __device__ static FwdWorkSm90 end() {
+    FwdWorkSm90 work{};
+    work.q_rows = 0;
+    return work;
+  }
+};
+
+/// The shared-memory ring through which the producer thread hands tiles to the consumer threads. Both sides
+/// count the tiles they passed through it (end marker included) to find slot and barrier phase.
+template <int kConsumerThreads>
+struct FwdWorkRingSm90 {
+  static constexpr int kSlots = 3;
+
+  struct SharedStorage {
+    FwdWorkSm90 work[kSlots];
+    cutlass::arch::ClusterBarrier full[kSlots];
+    cutlass::arch::ClusterBarrier free[kSlots];
+  };
+
+  /// Initialises the barriers; one thread, before the CTA barrier that publishes them.
+  __device__ static void init(SharedStorage& ring) {
+    for (int s = 0; s < kSlots; ++s) {
+      ring.full[s].init(1);
+      ring.free[s].init(kConsumerThreads);
+    }
+  }
+
+  /// Producer: publishes `work` as the `count`-th tile (0-based) once the consumers freed its slot.
+  __device__ static void publish(SharedStorage& ring, int count, const FwdWorkSm90& work) {
+    const int slot = count % kSlots;
+    if (count >= kSlots) ring.free[slot].wait((count / kSlots - 1) & 1);
+    ring.work[slot] = work;
+    // The barrier's asm names no memory: keep the compiler from sinking the stores past the arrival
+    // (whose release semantics order them for the consumers).
+    asm volatile("" ::: "memory");
+    ring.full[slot].arrive();
+  }
+
+  /// Consumers (every consumer thread): the `count`-th tile, once published. The slot is theirs until
+  /// release(count).
+  __device__ static const FwdWorkSm90& wait(SharedStorage& ring, int count) {
+    const int slot = count % kSlots;
+    ring.full[slot].wait((count / kSlots) & 1);
+    asm volatile("" ::: "memory");  // no read of the slot above the (acquiring) wait
+    return ring.work[slot];
+  }
+
+  /// Consumers: the `count`-th tile's slot (wait() returned it before), read afresh: after a compiler fence,
+  /// so that no field read from it is held in registers from the earlier reads.
+  __device__ static const FwdWorkSm90& reread(SharedStorage& ring, int count) {
+    asm volatile("" ::: "memory");
+    return ring.work[count % kSlots];
+  }
+
+  /// Consumers (every consumer thread): done reading the `count`-th tile's slot.
+  __device__ static void release(SharedStorage& ring, int count) {
+    asm volatile("" ::: "memory");  // no read of the slot below the arrival that frees it
+    ring.free[count % kSlots].arrive();
+  }
+};
+
+}  // namespace flashattn::cuda::sm90
