@@ -76,7 +76,8 @@ class OnlineSoftmax {
 
   /// The first half of update(), for callers whose O is still being written by the tensor cores: folds
   /// the tile into the row maxima and sums and returns how O must be rescaled once it can be touched.
-  template <class Scores>
+  /// kFirst: the state is fresh (this is the block's first tile) and O still zero: no rescale.
+  template <bool kFirst = false, class Scores>
   __device__ __forceinline__ Rescale fold(Scores& scores) {
     using namespace cute;
     static_assert(decltype(size<0>(scores))::value == kRows);
@@ -91,8 +92,12 @@ class OnlineSoftmax {
       const float new_max = fmaxf(row_max_[r], tile_max);
       // A row with every key masked so far keeps max -inf; subtract 0 instead so exp2 sees -inf, not NaN.
       const float base = new_max == -INFINITY ? 0.0f : new_max * scale_log2_;
-      rescale.factor[r] = exp2_approx(row_max_[r] * scale_log2_ - base);
-      max_changed |= rescale.factor[r] != 1.0f;
+      if constexpr (kFirst) {
+        rescale.factor[r] = 1.0f;
+      } else {
+        rescale.factor[r] = exp2_approx(row_max_[r] * scale_log2_ - base);
+        max_changed |= rescale.factor[r] != 1.0f;
+      }
       row_max_[r] = new_max;
       float tile_sum = 0.0f;
       CUTE_UNROLL
@@ -100,9 +105,9 @@ class OnlineSoftmax {
         scores(r, c) = exp2_approx(scores(r, c) * scale_log2_ - base);
         tile_sum += scores(r, c);
       }
-      row_sum_[r] = row_sum_[r] * rescale.factor[r] + tile_sum;
+      row_sum_[r] = kFirst ? tile_sum : row_sum_[r] * rescale.factor[r] + tile_sum;
     }
-    rescale.needed = __any_sync(0xffffffffu, max_changed);
+    rescale.needed = kFirst ? false : __any_sync(0xffffffffu, max_changed);
     return rescale;
   }
 

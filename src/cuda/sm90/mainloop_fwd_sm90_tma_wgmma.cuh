@@ -293,8 +293,8 @@ struct FwdMainloopSm90 {
     // The first tile: its S alone, no P·V to overlap with yet.
     int n = work.n_end - 1;
     scores_alone(n);
-    // O is still zero, so this first rescale (applied at the next step) cannot do harm.
-    typename Softmax::Rescale rescale = softmax.fold(scores);
+    // O is still zero: no rescale.
+    typename Softmax::Rescale rescale = softmax.template fold</*kFirst=*/true>(scores);
     zero_v_tail(n);
     convert_fragment_into(tSrS, rP);
     first_softmax_done();
