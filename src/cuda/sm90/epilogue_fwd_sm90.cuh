@@ -1,10 +1,11 @@
-// flashattn — the epilogue of the Hopper forward kernel: each consumer warpgroup rounds its 64 rows of O
-// (fp32 registers, already normalised) to the element type and stages them with stmatrix in its own
-// contiguous block of the tile's Q buffer (its Q·Kᵀ, the only reader of that block, has completed); one
-// thread of the warpgroup then hands the block to a TMA store and the warpgroup moves on. In a varlen batch a
-// warpgroup whose rows run past the sequence's end writes whole rows in 16-byte vectors instead, leaving the
-// rows past the end alone (they belong to the next sequence). lse is written by the lane holding each row's
-// first column.
+// flashattn — the epilogue of the Hopper forward kernel. Each consumer warpgroup rounds its 64 rows of O
+// (fp32 registers, already normalised) to the element type and stages them with stmatrix in a 64-row block
+// of shared memory that no one else reads or writes meanwhile: its own block of the tile's Q buffer (two Q
+// buffers; its Q·Kᵀ, the only reader of that block, has completed), or a stage of the K or V ring that the
+// main loop held back (one Q buffer, Layouts::kStageOInRings). One thread of the warpgroup then hands the
+// block to a TMA store and the warpgroup moves on. In a varlen batch a warpgroup whose rows run past the
+// sequence's end writes whole rows in 16-byte vectors instead, leaving the rows past the end alone (they
+// belong to the next sequence). lse is written by the lane holding each row's first column.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -30,32 +31,31 @@ struct FwdEpilogueSm90 {
     if (is_store_issuer(consumer_thread)) cute::tma_store_wait<0>();
   }
 
-  /// o_buffer: the tile's Q buffer, which no TMA store still reads (the producer loaded this tile's Q into
-  /// it only after the last one had); tOrO: (MMA, MMA_M, MMA_N) fp32 of TiledMmaPV of the calling consumer
-  /// thread, of warpgroup `warp_group`; lse: natural-log lse of the thread's rows in the order of
-  /// gmma_acc_rowcol; work: the tile (Mainloop::Work); gO: (BLOCK_M, HEAD_DIM) of the tile in global
-  /// memory; lse_out: the tile's first lse entry, or null.
+  /// o_block: the calling warpgroup's 64-row staging block (1024-byte aligned, 64 x HEAD_DIM elements), which
+  /// no TMA store still reads; tOrO: (MMA, MMA_M, MMA_N) fp32 of
+  /// TiledMmaPV of the calling consumer thread, of warpgroup `warp_group`; lse: natural-log lse of the
+  /// thread's rows in the order of gmma_acc_rowcol; work: the tile (Mainloop::Work); gO: (BLOCK_M, HEAD_DIM)
+  /// of the tile in global memory; lse_out: the tile's first lse entry, or null.
   template <class Params, class Work, class AccO, class GO, int kRows>
-  __device__ static void store(const Params& params, Element* o_buffer, const AccO& tOrO,
+  __device__ static void store(const Params& params, Element* o_block, const AccO& tOrO,
                                const float (&lse)[kRows], const Work& work, GO& gO, float* lse_out,
                                int warp_group) {
     using namespace cute;
     const int thread = thread_index_in_loop() - 128;  // among the consumer threads
-    Tensor sO = make_tensor(make_smem_ptr(o_buffer), typename Layouts::SmemLayoutO{});  // (BLOCK_M, HEAD_DIM)
     typename Layouts::TiledMmaPV mma;
-
-    // Registers -> shared memory: stmatrix writes 8x8 blocks of 16-bit values, a row per lane.
     Tensor rO = convert_fragment<Element>(tOrO);
+    Tensor tOcO_acc =
+        mma.get_thread_slice(thread).partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+    Tensor tOcO_rc = make_tensor(tOcO_acc.data(), gmma_acc_rowcol_layout(tOcO_acc.layout()));  // (ROWS, COLS)
+    if (lse_out != nullptr) store_lse_rows(tOcO_rc, lse, lse_out, work.q_rows);
+    // Registers -> shared memory: stmatrix writes 8x8 blocks of 16-bit values, a row per lane. sO is the
+    // tile as the tiled copy sees it, placed so that this warpgroup's rows (the only ones it writes) fall on
+    // o_block.
+    Element* const o_buffer = o_block - 64 * kHeadDim * warp_group;
+    Tensor sO = make_tensor(make_smem_ptr(o_buffer), typename Layouts::SmemLayoutO{});  // (BLOCK_M, HEAD_DIM)
     auto smem_copy = make_tiled_copy_C(Copy_Atom<SM90_U32x4_STSM_N, Element>{}, mma);
     auto smem_thr = smem_copy.get_slice(thread);
     copy(smem_copy, smem_thr.retile_S(rO), smem_thr.partition_D(sO));
-
-    if (lse_out != nullptr) {
-      Tensor tOcO = mma.get_thread_slice(thread).partition_C(
-          make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
-      store_lse_rows(make_tensor(tOcO.data(), gmma_acc_rowcol_layout(tOcO.layout())), lse, lse_out,
-                     work.q_rows);
-    }
 
     // A dense tensor's extent clips the rows past the sequence's end; in a varlen batch only a warpgroup
     // whose rows all lie inside the sequence may store whole boxes.
@@ -64,8 +64,8 @@ struct FwdEpilogueSm90 {
       cutlass::arch::fence_view_async_shared();  // the stmatrix writes, seen by the TMA unit (async proxy)
       named_barrier_sync(128, FwdBarrier::kWarpGroup, warp_group);
       if (is_store_issuer(thread)) {
-        Tensor sO_wg = make_tensor(make_smem_ptr(o_buffer + 64 * kHeadDim * warp_group),
-                                   typename Layouts::SmemLayoutOWarpGroup{});  // (64, HEAD_DIM)
+        Tensor sO_wg =
+            make_tensor(make_smem_ptr(o_block), typename Layouts::SmemLayoutOWarpGroup{});  // (64, HEAD_DIM)
         Tensor mO =
             domain_offset(make_coord(static_cast<int>(work.q_row_offset), _0{}),
                           params.tma_o.get_tma_tensor(params.shape_q)(_, _, work.head, work.tma_batch));
@@ -90,8 +90,7 @@ struct FwdEpilogueSm90 {
     auto gmem_thr = gmem_copy.get_thread_slice(thread % 128);
     Tensor tOsO = gmem_thr.partition_S(sO_wg);  // (CPY, CPY_M, CPY_K)
     Tensor tOgO = gmem_thr.partition_D(gO_wg);
-    Tensor tOcO = gmem_thr.partition_D(cO_wg);
-    store_rows_predicated(gmem_copy, tOsO, tOgO, tOcO, work.q_rows);
+    store_rows_predicated(gmem_copy, tOsO, tOgO, gmem_thr.partition_D(cO_wg), work.q_rows);
   }
 };
 

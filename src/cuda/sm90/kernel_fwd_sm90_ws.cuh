@@ -10,12 +10,15 @@
 //
 // Across tiles the K/V stage rings simply continue, so the producer loads the next tile's K and V while
 // the consumers finish the current one. Q has a ring of kQStages buffers, tile t of the CTA in buffer
-// t % kQStages; the epilogue stages the tile's O in its Q buffer. q_full[b] (a transaction barrier) says a
-// tile's Q landed in buffer b; q_free[b] (all consumer threads arrive) says the TMA store of the O staged in
-// it has read it, so the next Q may come. With two buffers that arrival waits until the next tile's first
-// softmax is done (the store has drained by then), and the producer loads a tile's Q a whole tile ahead; with
-// one it comes after the epilogue's store has read O, before the next tile can start. Each buffer completes
-// one phase of each barrier per use, so both sides track the phases by counting tiles.
+// t % kQStages. q_full[b] (a transaction barrier) says a tile's Q landed in buffer b; q_free[b] (all consumer
+// threads arrive) says buffer b may take the next Q. With two buffers the epilogue stages the tile's O in its
+// Q buffer for a TMA store, q_free waits until the next tile's first softmax is done (the store has drained
+// by then), and the producer loads a tile's Q a whole tile ahead. With one (the head dims whose Q fills
+// 48-64 KB) and kTile.o_in_rings (D = 256), q_free comes right after the tile's last Q·Kᵀ, so the next Q
+// loads under the last steps and the epilogue, and O is staged in the stages of the tile's last K and V
+// tiles, released to the producer at the next tile's start; without (D = 192), O is staged in the Q buffer
+// and q_free comes once its store has read it. Each buffer completes one phase of each barrier per use, so
+// both sides track the phases by counting tiles.
 //
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
@@ -121,16 +124,30 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
     return;
   }
 
+  // kStageOInRings: the stage consume() held back, the one before `state` (consume() read nothing since).
+  auto held_stage = [](auto state) {
+    using State = decltype(state);
+    constexpr int kStages = State::Stages;
+    return State((state.index() + kStages - 1) % kStages, 0, 0);  // consumer_release reads the index only
+  };
   cutlass::arch::warpgroup_reg_alloc<kConsumerRegisters>();
   const int thread = threadIdx.x - 128;
   const PingPong<Layouts::kPingPong, Layouts::kConsumerWarpGroups> pingpong(warp_group - 1);
   pingpong.start();
   typename Mainloop::StateK read_k;
   typename Mainloop::StateV read_v;
+  // kStageOInRings: the K and V stages the previous tile's O was staged in, released once its stores have
+  // read them (checked at the next tile's start: the store issuer rarely waits there).
+  bool holding = false;
   for (int tiles_done = 0;; ++tiles_done) {
     const typename Mainloop::Work& shared_work = WorkRing::wait(smem.work_ring, tiles_done);
     if (shared_work.is_end()) break;
     const typename Mainloop::Work work = shared_work;  // what the main loop reads, in registers
+    if (Layouts::kStageOInRings && holding) {
+      Epilogue::wait_stores_read(thread);
+      pipeline_k.consumer_release(held_stage(read_k));
+      pipeline_v.consumer_release(held_stage(read_v));
+    }
     typename Layouts::TiledMmaPV mma_pv;
     Tensor tOrO =
         partition_fragment_C(mma_pv, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // (MMA, MMA_M, MMA_N) fp32
@@ -141,15 +158,22 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
     // Two buffers: the previous tile's buffer goes back once its O store has read it, checked after this
     // tile's first softmax. (Checked right after the first Q·Kᵀ's issue, the store issuer often still
     // waited for it at causal S = 512, whose tiles are 1-4 steps long: -2.5%, docs/PERF.md.)
-    Mainloop::consume(params, smem, pipeline_k, pipeline_v, read_k, read_v, work, q_stage, thread, pingpong,
-                      tOrO, softmax, [&] {
-                        if constexpr (kQStages == 2) {
-                          if (tiles_done > 0) {
-                            Epilogue::wait_stores_read(thread);
-                            smem.barriers.q_free[(tiles_done - 1) % kQStages].arrive();
-                          }
-                        }
-                      });
+    // One buffer and O staged in the rings (Layouts::kStageOInRings): Q goes back as soon as the block's last
+    // Q·Kᵀ is done, and the next tile's Q loads under this tile's last steps and epilogue. One buffer and O
+    // staged in it: Q goes back once O's store has read it.
+    Mainloop::consume(
+        params, smem, pipeline_k, pipeline_v, read_k, read_v, work, q_stage, thread, pingpong, tOrO, softmax,
+        [&] {
+          if constexpr (kQStages == 2) {
+            if (tiles_done > 0) {
+              Epilogue::wait_stores_read(thread);
+              smem.barriers.q_free[(tiles_done - 1) % kQStages].arrive();
+            }
+          }
+        },
+        [&] {
+          if constexpr (Layouts::kStageOInRings) smem.barriers.q_free[0].arrive();
+        });
 
     float lse[Mainloop::kRowsPerThread];
     Tensor tOrO_rc = gmma_acc_rowcol(tOrO);
@@ -160,12 +184,23 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
                             Shape<Int<kBlockM>, Int<kHeadDim>>{},
                             make_stride(p.out_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM)
     float* lse_out = p.lse != nullptr ? p.lse + epilogue_work.lse_offset : nullptr;
-    Epilogue::store(params, smem.q[q_stage].data(), tOrO, lse, epilogue_work, gO, lse_out, warp_group - 1);
-    WorkRing::release(smem.work_ring, tiles_done);
-    if constexpr (kQStages == 1) {
+    Element* o_block = smem.q[q_stage].data() + 64 * kHeadDim * (warp_group - 1);
+    if constexpr (Layouts::kStageOInRings) {
+      // A block without keys holds no stage: its zeros go through the Q buffer, which it never handed back.
+      holding = epilogue_work.has_keys();
+      if (holding) {
+        // Every warpgroup's last Q·Kᵀ and P·V have completed: no one reads the held stages any more.
+        named_barrier_sync(Layouts::kConsumerThreads, FwdBarrier::kConsumers);
+        o_block = warp_group == 1 ? smem.k.data() + held_stage(read_k).index() * Layouts::kBlockN * kHeadDim
+                                  : smem.v.data() + held_stage(read_v).index() * Layouts::kBlockN * kHeadDim;
+      }
+    }
+    Epilogue::store(params, o_block, tOrO, lse, epilogue_work, gO, lse_out, warp_group - 1);
+    if (kQStages == 1 && !holding) {
       Epilogue::wait_stores_read(thread);  // O sits in Q's buffer until its TMA store has read it
       smem.barriers.q_free[0].arrive();
     }
+    WorkRing::release(smem.work_ring, tiles_done);
   }
   Epilogue::wait_stores_read(thread);  // shared memory must outlive the last TMA store's reads
 #endif

@@ -81,8 +81,16 @@ struct FwdLayoutsSm90 {
   using SmemLayoutVt = decltype(cute::tile_to_shape(
       SmemAtomVt{}, cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>, cute::Int<kStagesV>>{},
       cute::Step<cute::_2, cute::_1, cute::_3>{}));  // (HEAD_DIM, BLOCK_N, PIPE)
-  // The epilogue stages O in the tile's Q buffer, laid out as Q: warpgroup w's rows are the box its TMA
-  // store reads.
+  // The epilogue stages each warpgroup's 64 rows of O in a 64 x HEAD_DIM block laid out as Q's: with two Q
+  // buffers its own block of the tile's Q buffer; with one and kTile.o_in_rings, the stage of its last K
+  // tile (warpgroup 0) and of its last V tile (warpgroup 1), held back from the producer until the stores
+  // have read them, so that Q can go back after the tile's last Q·Kᵀ: staged in the only Q buffer, O kept
+  // the next tile's Q from loading until its store had read it, a bubble of a store and a 48-64 KB load per
+  // tile (16% of the stall samples at D = 256, S 512; docs/PERF.md, session 18).
+  static constexpr bool kStageOInRings = kTile.o_in_rings;
+  static_assert(
+      !kStageOInRings || (kQStages == 1 && kConsumerWarpGroups == 2 && kBlockN >= 64),
+      "O staged in the rings: one Q buffer; a K stage and a V stage each hold one warpgroup's 64 rows");
   using SmemLayoutOWarpGroup = SmemLayoutQWarpGroup;
   using SmemLayoutO = SmemLayoutQ;
 

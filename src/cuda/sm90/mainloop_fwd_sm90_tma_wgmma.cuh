@@ -184,12 +184,17 @@ struct FwdMainloopSm90 {
   /// Consumers: accumulates O (this warpgroup's 64 rows x HEAD_DIM, fp32, unnormalised) and the softmax
   /// state over the block's key tiles, once Q landed in buffer `q_stage`. `thread` is the index among the
   /// consumer threads; `pingpong` orders the two warpgroups' wgmma issue. `first_softmax_done()` is called
-  /// once, after the softmax of the block's first key tile (at once when the block has no keys).
-  template <class PingPongT, class AccO, class FirstSoftmaxDone>
+  /// once, after the softmax of the block's first key tile (at once when the block has no keys); `q_read()`
+  /// once, as soon as the block's last Q·Kᵀ has completed (Q is read no more; never when the block has no
+  /// keys). With Layouts::kStageOInRings the stages of the block's last K and V tiles are not released (the
+  /// epilogue stages O there, then the caller releases them): they are the stages just before `read_k` and
+  /// `read_v`.
+  template <class PingPongT, class AccO, class FirstSoftmaxDone, class QRead>
   __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
                                  PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& read_k, StateV& read_v,
                                  const Work& work, int q_stage, int thread, const PingPongT& pingpong,
-                                 AccO& tOrO, Softmax& softmax, const FirstSoftmaxDone& first_softmax_done) {
+                                 AccO& tOrO, Softmax& softmax, const FirstSoftmaxDone& first_softmax_done,
+                                 const QRead& q_read) {
     using namespace cute;
     if (!work.has_keys()) {
       first_softmax_done();
@@ -248,6 +253,17 @@ struct FwdMainloopSm90 {
     auto issue_pv = [&](int stage) {
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);
     };
+    // The K stage of tile n is read no more once S_n landed; the block's last one (n_begin) may be held for
+    // the epilogue.
+    auto release_k = [&](int n) {
+      if (!Layouts::kStageOInRings || n != work.n_begin) pipeline_k.consumer_release(read_k);
+      ++read_k;
+    };
+    // The V stage of the block's last P·V, once it completed.
+    auto release_last_v = [&] {
+      if constexpr (!Layouts::kStageOInRings) pipeline_v.consumer_release(read_v);
+      ++read_v;
+    };
     // S of key tile n (in the stage `read_k` points at), masked, with nothing to overlap it with.
     auto scores_alone = [&](int n) {
       pipeline_k.consumer_wait(read_k);
@@ -255,8 +271,7 @@ struct FwdMainloopSm90 {
       issue_s(read_k.index());
       pingpong.pass();
       gmma_wait<0>(tSrS);
-      pipeline_k.consumer_release(read_k);
-      ++read_k;
+      release_k(n);
       mask(n);
     };
 
@@ -284,9 +299,14 @@ struct FwdMainloopSm90 {
         issue_pv(read_v.index());
         pingpong.pass();
         gmma_wait<0>(tOrO, tOrP);
-        pipeline_v.consumer_release(read_v);
-        ++read_v;
+        if (n == work.n_begin) {
+          release_last_v();
+        } else {
+          pipeline_v.consumer_release(read_v);
+          ++read_v;
+        }
       }
+      q_read();
       return;
     }
 
@@ -310,8 +330,7 @@ struct FwdMainloopSm90 {
       issue_pv(read_v.index());
       pingpong.pass();
       gmma_wait<1>(tSrS);  // S_n landed (wgmma groups complete in issue order); P·V still runs
-      pipeline_k.consumer_release(read_k);
-      ++read_k;
+      release_k(n);
       mask(n);
       rescale = softmax.fold(scores);
       gmma_wait<0>(tOrO, tOrP);  // P·V done: rP and the V stage are free
@@ -320,6 +339,7 @@ struct FwdMainloopSm90 {
       convert_fragment_into(tSrS, rP);
     }
 
+    q_read();  // the last Q·Kᵀ landed in the loop's last step (or alone, for a block of one key tile)
     // The last tile's P·V.
     Softmax::apply(rescale, tOrO_rc);
     pipeline_v.consumer_wait(read_v);
@@ -327,8 +347,7 @@ struct FwdMainloopSm90 {
     issue_pv(read_v.index());
     pingpong.pass();
     gmma_wait<0>(tOrO, tOrP);
-    pipeline_v.consumer_release(read_v);
-    ++read_v;
+    release_last_v();
   }
 
  private:

@@ -28,6 +28,9 @@ struct FwdTileSm90 {
   /// Buffers of Q (1 or 2). O is staged in the tile's Q buffer, so with one the next tile's Q can load only
   /// after this tile's O has left; with two it loads a tile ahead, under the current tile's main loop.
   int q_stages = 2;
+  /// One Q buffer only: the epilogue stages O in the stages of the tile's last K and V tiles instead of the
+  /// Q buffer, so Q goes back after the tile's last Q·Kᵀ and the next tile's Q loads under its last steps.
+  bool o_in_rings = false;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -110,6 +113,7 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
       case 256: {
         FwdTileSm90 tile{128, 64, 2, 3, 2};
         tile.q_stages = 1;
+        tile.o_in_rings = true;
         return tile;
       }
       default:
@@ -153,6 +157,7 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
     case 256: {
       FwdTileSm90 tile{128, 80, 2, 2, 2};
       tile.q_stages = 1;
+      tile.o_in_rings = true;
       return tile;
     }
     default:
