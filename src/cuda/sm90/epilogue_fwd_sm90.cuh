@@ -32,10 +32,10 @@ struct FwdEpilogueSm90 {
   }
 
   /// o_block: the calling warpgroup's 64-row staging block (1024-byte aligned, 64 x HEAD_DIM elements), which
-  /// no TMA store still reads; tOrO: (MMA, MMA_M, MMA_N) fp32 of
-  /// TiledMmaPV of the calling consumer thread, of warpgroup `warp_group`; lse: natural-log lse of the
-  /// thread's rows in the order of gmma_acc_rowcol; work: the tile (Mainloop::Work); gO: (BLOCK_M, HEAD_DIM)
-  /// of the tile in global memory; lse_out: the tile's first lse entry, or null.
+  /// no TMA store still reads; tOrO: (MMA, MMA_M, MMA_N) fp32 of TiledMmaPV of the calling consumer thread,
+  /// of warpgroup `warp_group`; lse: natural-log lse of the thread's rows in the order of gmma_acc_rowcol;
+  /// work: the tile (Mainloop::Work); gO: (BLOCK_M, HEAD_DIM) of the tile in global memory; lse_out: the
+  /// tile's first lse entry, or null.
   template <class Params, class Work, class AccO, class GO, int kRows>
   __device__ static void store(const Params& params, Element* o_block, const AccO& tOrO,
                                const float (&lse)[kRows], const Work& work, GO& gO, float* lse_out,
