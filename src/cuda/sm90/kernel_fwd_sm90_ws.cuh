@@ -30,14 +30,13 @@
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
-#include "cuda/common/block_info.cuh"
-#include "cuda/common/mask.cuh"
 #include "cuda/sm90/epilogue_fwd_sm90.cuh"
 #include "cuda/sm90/layouts_fwd_sm90.cuh"
 #include "cuda/sm90/mainloop_fwd_sm90_tma_wgmma.cuh"
 #include "cuda/sm90/params_fwd_sm90.cuh"
 #include "cuda/sm90/primitives_sm90.cuh"
 #include "cuda/sm90/tile_scheduler_sm90.hpp"
+#include "cuda/sm90/work_fwd_sm90.cuh"
 
 namespace flashattn::cuda::sm90 {
 
