@@ -74,6 +74,28 @@ constexpr bool fwd_tiles_paired(bool unequal_tiles, long long batch_heads, long 
   return unequal_tiles && 2 * batch_heads > sms && pairs >= 2LL * sms;
 }
 
+/// Bytes of L2 the Hopper forward's longest-first order gives the K and V of the heads it runs at once.
+/// The H200's L2 holds 50 MB; the rest is left to the Q and O streams and to what other heads' CTAs still
+/// read.
+inline constexpr long long kFwdSectionL2Bytes = 32LL << 20;
+
+/// How many kv heads (of the batch * heads_kv of a call) the Hopper forward's longest-first order
+/// (cuda/sm90/tile_scheduler_sm90.hpp) runs as one section: the most that divide the call's kv heads and
+/// whose K and V (`kv_head_bytes` each) fit in kFwdSectionL2Bytes together, at least one.
+/// The model (a hypothesis until measured: docs/PERF.md, session 19): a static order keeps the CTAs in step
+/// only on average. Each walks its tiles' keys from the diagonal down, and over tens of rounds they can drift
+/// apart by hundreds of key tiles, so a key tile one CTA read is read by the next long after; with every head
+/// of a call in flight (GQA 32/8 at 128k keys: 512 MB of K and V) it has left L2 by then. Within a section
+/// whose K and V fit L2 (or of one kv head, whose CTAs all walk the same keys) the later reads still hit.
+constexpr long long fwd_kv_heads_per_section(long long kv_heads, long long kv_head_bytes) {
+  long long fit = kv_head_bytes > 0 ? kFwdSectionL2Bytes / kv_head_bytes : kv_heads;
+  if (fit < 1) fit = 1;
+  for (long long heads = fit < kv_heads ? fit : kv_heads; heads > 1; --heads) {
+    if (kv_heads % heads == 0) return heads;
+  }
+  return 1;
+}
+
 /// Whether the Hopper backward's grid runs its CTAs longest first (key blocks slowest: every (batch, kv
 /// head)'s key block 0, then every key block 1, ...) rather than key blocks fastest (one (batch, kv head)'s
 /// blocks after another).

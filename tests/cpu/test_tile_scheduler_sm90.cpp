@@ -22,13 +22,19 @@ constexpr int kMultiprocessors = 132;  // H100 SXM / H200
 struct Shape {
   int batch, heads, m_blocks;
   bool causal;
+  int heads_kv = 0;  ///< 0: as many as heads
 };
+
+constexpr int kHeadDim = 128;
 
 PersistentTileScheduler::Order order_of(const Shape& shape) {
   FwdKernelParams params;
+  params.problem.dtype = DType::bf16;
   params.problem.batch = shape.batch;
   params.problem.heads = shape.heads;
-  params.problem.heads_kv = shape.heads;
+  params.problem.heads_kv = shape.heads_kv > 0 ? shape.heads_kv : shape.heads;
+  params.problem.head_dim = kHeadDim;
+  params.problem.head_dim_v = kHeadDim;
   params.problem.max_seqlen_q = shape.m_blocks * 128;
   params.problem.max_seqlen_k = shape.m_blocks * 128;
   params.problem.causal = shape.causal;
@@ -52,13 +58,15 @@ std::vector<std::vector<PersistentTileScheduler::Tile>> shares(const PersistentT
   return result;
 }
 
-// The paper grid's shapes at D = 128 and 256 (B * S = 16k, hidden 2048; causal S 512 - 1k take pairs),
-// long-context GQA shapes (B 8, S 4k takes pairs), odd tile counts in pairs (B 5 x H 32 x 3 tiles is the GPU
-// test's CausalProblemsOfManyHeadsTakeTheirTilesInPairs), a partial last round and a single tile.
-const std::vector<Shape> kShapes = {{32, 16, 4, true},   {16, 16, 8, true},   {32, 8, 4, true},
-                                    {1, 16, 128, true},  {1, 8, 128, true},   {8, 32, 32, true},
-                                    {1, 32, 1024, true}, {8, 32, 5, true},    {5, 32, 3, true},
-                                    {3, 7, 5, false},    {1, 16, 128, false}, {1, 1, 1, true}};
+// The paper grid's shapes at D = 128 and 256 (B * S = 16k, hidden 2048; causal S 512 - 1k take pairs;
+// S 16k runs sections of 4 heads), long-context GQA shapes (32 / 8 heads: B 8, S 4k takes pairs; S 32k runs
+// sections of 2 kv heads, S 128k of one), odd tile counts in pairs (B 5 x H 32 x 3 tiles is the GPU test's
+// CausalProblemsOfManyHeadsTakeTheirTilesInPairs), a partial last round and a single tile.
+const std::vector<Shape> kShapes = {{32, 16, 4, true},     {16, 16, 8, true},      {32, 8, 4, true},
+                                    {1, 16, 128, true},    {1, 8, 128, true},      {8, 32, 32, true, 8},
+                                    {1, 32, 256, true, 8}, {1, 32, 1024, true, 8}, {1, 32, 1024, true},
+                                    {8, 32, 5, true},      {5, 32, 3, true},       {3, 7, 5, false},
+                                    {1, 16, 128, false},   {1, 1, 1, true}};
 
 TEST(TileSchedulerSm90, VisitsEveryTileExactlyOnce) {
   for (const Shape& shape : kShapes) {
@@ -80,16 +88,48 @@ TEST(TileSchedulerSm90, VisitsEveryTileExactlyOnce) {
   }
 }
 
-TEST(TileSchedulerSm90, MaskedProblemsWithFewHeadsGoLongestTileFirst) {
+// Sections of whole kv heads whose K and V fit the L2 budget (or one kv head where even that does not), in
+// whole round pairs of positions, each longest tile first.
+TEST(TileSchedulerSm90, MaskedProblemsWithFewHeadsGoLongestTileFirstInSectionsThatFitL2) {
+  int longest_first = 0;
   for (const Shape& shape : kShapes) {
     const auto order = order_of(shape);
     if (!shape.causal || order.paired) continue;
+    ++longest_first;
     EXPECT_TRUE(order.longest_first);
-    for (int i = 1; i < order.tiles; ++i) {
-      EXPECT_LE(PersistentTileScheduler::tile(order, i).m_block,
-                PersistentTileScheduler::tile(order, i - 1).m_block);
+    const int group = shape.heads / (shape.heads_kv > 0 ? shape.heads_kv : shape.heads);
+    ASSERT_EQ(order.section_heads % group, 0);
+    ASSERT_EQ(order.batch_heads % order.section_heads, 0);
+    const std::int64_t kv_head_bytes = std::int64_t{shape.m_blocks} * 128 * 2 * kHeadDim * 2;
+    const int section_kv_heads = order.section_heads / group;
+    EXPECT_TRUE(section_kv_heads == 1 || section_kv_heads * kv_head_bytes <= core::kFwdSectionL2Bytes)
+        << shape.batch << "x" << shape.heads << "x" << shape.m_blocks;
+    const std::int64_t sections = order.batch_heads / order.section_heads;
+    ASSERT_EQ(order.positions % sections, 0);
+    const std::int64_t section_positions = order.positions / sections;
+    EXPECT_EQ(section_positions % (2 * order.ctas), 0);
+    for (std::int64_t section = 0; section < sections; ++section) {
+      int previous = shape.m_blocks;
+      for (std::int64_t i = 0; i < section_positions; ++i) {
+        const auto tile = PersistentTileScheduler::tile(order, section * section_positions + i);
+        if (i >= order.section_tiles) {
+          EXPECT_EQ(tile.m_block, order.m_blocks);  // padding
+          continue;
+        }
+        const int batch_head = tile.batch * shape.heads + tile.head;
+        EXPECT_EQ(batch_head / order.section_heads, section);
+        EXPECT_LE(tile.m_block, previous);
+        previous = tile.m_block;
+      }
     }
   }
+  EXPECT_EQ(longest_first, 6);
+  // As many heads as fit (D 128 causal S 4k: 16 of the 64 heads, 2 MB each), one kv head
+  // per section at GQA 32 / 8, S 128k (64 MB each), 2 at 32k, 4 heads at 16k (8 MB each).
+  EXPECT_EQ(order_of({4, 16, 32, true}).section_heads, 16);
+  EXPECT_EQ(order_of({1, 32, 1024, true, 8}).section_heads, 4);
+  EXPECT_EQ(order_of({1, 32, 256, true, 8}).section_heads, 8);
+  EXPECT_EQ(order_of({1, 16, 128, true}).section_heads, 4);
 }
 
 TEST(TileSchedulerSm90, MaskedProblemsWithManyHeadsPairEachHeadsLongestAndShortestTiles) {

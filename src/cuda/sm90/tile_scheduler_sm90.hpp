@@ -3,13 +3,15 @@
 //
 // Persistent: one CTA per SM (fewer when there are fewer tiles) walks its share of one global order, so
 // a CTA's next Q and K/V loads overlap its epilogue and no wave is left half-empty at the end.
-//  - Masks that make tiles unequal (causal, sliding window), with few heads: the order is longest first
-//    across the whole grid — the last query tile (the most keys) of every head, then the one before, ... —
-//    and round r of the CTAs takes positions [r * ctas, (r + 1) * ctas) in snake order (even rounds left to
+//  - Masks that make tiles unequal (causal, sliding window), with few heads: the heads are cut into
+//    sections whose K and V fit in L2 (core::fwd_kv_heads_per_section), and within a section the order is
+//    longest first — the last query tile (the most keys) of every head of the section, then the one before,
+//    ... Round r of the CTAs takes positions [r * ctas, (r + 1) * ctas) in snake order (even rounds left to
 //    right, odd rounds right to left). Over a list sorted by decreasing length that gives every CTA about the
 //    same total (a CTA that drew a long tile in one round draws a short one in the next), so the grid's tail
-//    stays short. Neighbouring query tiles of a head run together and walk the same keys in step, so
-//    their K/V tiles are shared in L2.
+//    stays short; each section is padded with empty positions to whole round pairs, so that every section
+//    is such a list of its own. Neighbouring query tiles of a head run together and walk the same keys in
+//    step, so their K/V tiles are shared in L2.
 //  - The same masks with many heads (core::fwd_tiles_paired): a round of the global order would hold one
 //    tile of each of `ctas` heads and reach a head's next tile only after every other head's K/V went
 //    through L2, so the CTAs take pairs instead — a head's longest tile with its shortest, its second
@@ -28,6 +30,7 @@
 #include "core/heuristics.hpp"
 #include "core/host_device.hpp"
 #include "cuda/common/fwd_kernel_params.hpp"
+#include "flashattn/tensor.hpp"
 
 namespace flashattn::cuda::sm90 {
 
@@ -42,19 +45,22 @@ class PersistentTileScheduler {
   /// The order's constants, computed on the host.
   struct Order {
     std::int64_t tiles = 0;      ///< num_m_blocks * batch * heads
-    std::int64_t positions = 0;  ///< Positions of the order (paired: whole round pairs, some empty).
+    std::int64_t positions = 0;  ///< Positions of the order (some empty: see section_positions, paired).
     int m_blocks = 0;            ///< Query tiles per head.
     int heads = 0;               ///< Query heads per batch entry.
     int batch_heads = 0;         ///< batch * heads
     int ctas = 0;                ///< CTAs to launch: one per SM, fewer with fewer work items.
-    bool longest_first = false;  ///< Query tiles outermost, last first (tiles of unequal length).
+    bool longest_first = false;  ///< Query tiles outermost within a section, last first (unequal tiles).
+    int section_heads = 0;       ///< Longest first: (batch, head)s per section, whole kv heads.
+    int section_tiles = 0;       ///< Longest first: m_blocks * section_heads.
     bool paired = false;         ///< Pairs of one head's tiles, longest with shortest, heads outermost.
     // The divisors of tile(), which every CTA's producer and consumer warps decode each tile with.
     core::FastDivisor by_m_blocks;
     core::FastDivisor by_heads;
-    core::FastDivisor by_batch_heads;
     core::FastDivisor by_ctas;
     core::FastDivisor by_pairs_per_head;  ///< m_blocks / 2 (paired orders; 1 when that is 0)
+    core::FastDivisor by_section_heads;
+    core::FastDivisor by_section_positions;  ///< section_tiles padded to whole round pairs
   };
 
   /// Host: the order of `params` on a device of `multiprocessors` SMs.
@@ -73,11 +79,25 @@ class PersistentTileScheduler {
     order.ctas = static_cast<int>(std::min<std::int64_t>(items, multiprocessors));
     // Paired: every CTA walks whole round pairs (its pair's halves lie in two rounds of the snake).
     order.positions = order.paired ? 2 * order.ctas * ((pairs + order.ctas - 1) / order.ctas) : order.tiles;
+    int section_positions = 1;
+    if (order.longest_first) {
+      const ForwardParams& p = params.problem;
+      const std::int64_t kv_head_bytes = std::int64_t{p.max_seqlen_k} * (p.head_dim + p.head_dim_v) *
+                                         static_cast<std::int64_t>(element_size(p.dtype));
+      const int group = p.heads / p.heads_kv;  // the query heads of a kv head are neighbours
+      order.section_heads = group * static_cast<int>(core::fwd_kv_heads_per_section(
+                                        std::int64_t{p.batch} * p.heads_kv, kv_head_bytes));
+      order.section_tiles = order.m_blocks * order.section_heads;
+      const int round_pair = 2 * order.ctas;
+      section_positions = (order.section_tiles + round_pair - 1) / round_pair * round_pair;
+      order.positions = std::int64_t{section_positions} * (order.batch_heads / order.section_heads);
+    }
     order.by_m_blocks = core::FastDivisor(std::max(order.m_blocks, 1));
     order.by_heads = core::FastDivisor(std::max(order.heads, 1));
-    order.by_batch_heads = core::FastDivisor(std::max(order.batch_heads, 1));
     order.by_ctas = core::FastDivisor(std::max(order.ctas, 1));
     order.by_pairs_per_head = core::FastDivisor(std::max(order.m_blocks / 2, 1));
+    order.by_section_heads = core::FastDivisor(std::max(order.section_heads, 1));
+    order.by_section_positions = core::FastDivisor(section_positions);
     return order;
   }
 
@@ -90,7 +110,7 @@ class PersistentTileScheduler {
 
   /// The tile at position `index` (< order.positions) of the order. m_block == order.m_blocks (past every
   /// sequence's last tile, so the CTA skips it) marks a position with no tile: the empty second half of an
-  /// odd count's middle tile, or a pair past the last in the last round pair.
+  /// odd count's middle tile, a pair past the last in the last round pair, or a section's padding.
   FLASHATTN_HOST_DEVICE static Tile tile(const Order& order, std::int64_t position) {
     // 32-bit arithmetic: the launcher keeps order.positions below 2^31.
     const int index = static_cast<int>(position);
@@ -116,8 +136,11 @@ class PersistentTileScheduler {
         return {order.m_blocks, 0, 0};
       }
     } else if (order.longest_first) {
-      rank = order.by_batch_heads.div(index);
-      batch_head = index - rank * order.batch_heads;
+      const int section = order.by_section_positions.div(index);
+      const int within = index - section * order.by_section_positions.divisor();
+      if (within >= order.section_tiles) return {order.m_blocks, 0, 0};
+      rank = order.by_section_heads.div(within);
+      batch_head = section * order.section_heads + (within - rank * order.section_heads);
     } else {
       batch_head = order.by_m_blocks.div(index);
       rank = index - batch_head * order.m_blocks;
