@@ -23,18 +23,20 @@ def main():
     parser.add_argument("--causal", action="store_true")
     parser.add_argument("--tokens", type=int, default=16384, help="B * S")
     parser.add_argument("--hidden", type=int, default=2048, help="H * D")
+    parser.add_argument("--heads-kv", type=int, help="K/V heads (GQA; default: as many as query heads)")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
 
     torch.manual_seed(0)
     batch, heads = max(1, args.tokens // args.seqlen), args.hidden // args.head_dim
-    q, k, v = (torch.randn(batch, args.seqlen, heads, args.head_dim, dtype=torch.bfloat16, device="cuda")
-               for _ in range(3))
+    heads_kv = args.heads_kv or heads
+    q, k, v = (torch.randn(batch, args.seqlen, h, args.head_dim, dtype=torch.bfloat16, device="cuda")
+               for h in (heads, heads_kv, heads_kv))
     run, kernel = make_impl(args.impl, q, k, v, args.causal, "auto")
     for _ in range(args.runs):
         run()
     torch.cuda.synchronize()
-    print(f"B {batch} S {args.seqlen} H {heads} D {args.head_dim} causal {args.causal}: {kernel()}")
+    print(f"B {batch} S {args.seqlen} H {heads} Hkv {heads_kv} D {args.head_dim} causal {args.causal}: {kernel()}")
 
 
 if __name__ == "__main__":
