@@ -11,14 +11,14 @@
 // Across tiles the K/V stage rings simply continue, so the producer loads the next tile's K and V while
 // the consumers finish the current one. Q has a ring of kQStages buffers, tile t of the CTA in buffer
 // t % kQStages. q_full[b] (a transaction barrier) says a tile's Q landed in buffer b; q_free[b] (all consumer
-// threads arrive) says buffer b may take the next Q. With two buffers the epilogue stages the tile's O in its
-// Q buffer for a TMA store, q_free waits until the next tile's first softmax is done (the store has drained
-// by then), and the producer loads a tile's Q a whole tile ahead. With one (the head dims whose Q fills
-// 48-64 KB) and kTile.o_in_rings (D = 256), q_free comes right after the tile's last Q·Kᵀ, so the next Q
-// loads under the last steps and the epilogue, and O is staged in the stages of the tile's last K and V
-// tiles, released to the producer at the next tile's start; without (D = 192), O is staged in the Q buffer
-// and q_free comes once its store has read it. Each buffer completes one phase of each barrier per use, so
-// both sides track the phases by counting tiles.
+// threads arrive) says buffer b may take the next Q. With two or three buffers the epilogue stages the tile's
+// O in its Q buffer for a TMA store, q_free waits until the next tile's first softmax is done (the store has
+// drained by then), and the producer loads a tile's Q one tile ahead (two buffers) or two (three). With one
+// (the head dims whose Q fills 48-64 KB) and kTile.o_in_rings (D = 256), q_free comes right after the tile's
+// last Q·Kᵀ, so the next Q loads under the last steps and the epilogue, and O is staged in the stages of the
+// tile's last K and V tiles, released to the producer at the next tile's start; without (D = 192), O is
+// staged in the Q buffer and q_free comes once its store has read it. Each buffer completes one phase of each
+// barrier per use, so both sides track the phases by counting tiles.
 //
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
     Mainloop::consume(
         params, smem, pipeline_k, pipeline_v, read_k, read_v, work, q_stage, thread, pingpong, tOrO, softmax,
         [&] {
-          if constexpr (kQStages == 2) {
+          if constexpr (kQStages >= 2) {
             if (tiles_done > 0) {
               Epilogue::wait_stores_read(thread);
               smem.barriers.q_free[(tiles_done - 1) % kQStages].arrive();

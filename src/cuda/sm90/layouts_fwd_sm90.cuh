@@ -30,7 +30,7 @@ struct FwdLayoutsSm90 {
   static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   static_assert(kBlockM == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 query rows");
-  static_assert(kQStages == 1 || kQStages == 2, "Q has one buffer or a ring of two");
+  static_assert(kQStages >= 1 && kQStages <= 3, "Q has one buffer or a ring of two or three");
   static_assert(kHeadDim % 32 == 0,
                 "rows of a multiple of 32 elements (64 B) fill a 64- or 128-byte swizzle atom");
   static_assert(kBlockN % 16 == 0 && kBlockN <= 256, "wgmma N of Q·Kᵀ: a multiple of 16, at most 256");

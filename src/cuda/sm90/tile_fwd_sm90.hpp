@@ -25,8 +25,10 @@ struct FwdTileSm90 {
   int consumer_warpgroups;  ///< Warpgroups running the math; one more warpgroup issues the TMA loads.
   bool intra_warpgroup_overlap = true;  ///< Softmax of tile n under the P·V wgmma of tile n + 1.
   bool pingpong = true;                 ///< Consumer warpgroups take turns issuing their wgmmas.
-  /// Buffers of Q (1 or 2). O is staged in the tile's Q buffer, so with one the next tile's Q can load only
-  /// after this tile's O has left; with two it loads a tile ahead, under the current tile's main loop.
+  /// Buffers of Q (1 to 3). O is staged in the tile's Q buffer, so with one the next tile's Q can load only
+  /// after this tile's O has left; with two it loads a tile ahead, under the current tile's main loop (from
+  /// the current tile's first softmax on, when the previous tile's O has left its buffer); with three, two
+  /// tiles ahead, so that it is there for tiles shorter than its load.
   int q_stages = 2;
   /// One Q buffer only: the epilogue stages O in the stages of the tile's last K and V tiles instead of the
   /// Q buffer, so Q goes back after the tile's last Q·Kᵀ and the next tile's Q loads under its last steps.
@@ -94,9 +96,13 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
   if (regime == FwdTileRegime::short_keys) {
     switch (head_dim) {
       // D = 64, short key loops (core::short_key_loop_sm90_d64 says when and why): 128x128 with two
-      // consumer warpgroups (240 registers: S 64 + O 32 + P 32), 2 Q + 2 K + 3 V stages of 16 KB = 112 KB.
-      case 64:
-        return {128, 128, 2, 3, 2};
+      // consumer warpgroups (240 registers: S 64 + O 32 + P 32), 3 Q + 2 K + 3 V stages of 16 KB = 128 KB.
+      // The third Q buffer loads Q two tiles ahead: causal tiles of S 512 are 1-4 key steps long.
+      case 64: {
+        FwdTileSm90 tile{128, 128, 2, 3, 2};
+        tile.q_stages = 3;
+        return tile;
+      }
       // D = 128 wherever the 144-key tile does not pay (core::wide_key_tile_sm90_d128): 128x128, 2 Q + 2 K
       // + 3 V stages: 2 x Q 32 KB + 2 x K 32 KB + 3 x V 32 KB = 224 KB; S and O take 64 fp32 each per
       // thread, P 32 registers. A V stage stays busy from its P·V's issue to the end of the softmax that
@@ -121,13 +127,16 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
     }
   }
   switch (head_dim) {
-    // 192x96 (three consumer warpgroups), 2 Q + 2 K + 3 V stages: 2 x Q 24 KB + 2 x K 12 KB + 3 x V 12 KB
-    // = 108 KB. At D = 64 the softmax of a score tile takes longer than one warpgroup's two GEMMs on it, so
-    // two warpgroups cannot hide it under each other's; with three, two warpgroups' GEMMs cover one
-    // softmax. Three consumer warpgroups get 160 registers each: S 48 + O 32 + P 24 fit without spills
-    // (a 128-key tile, S 64 + P 32, spills 144 bytes in the main loop).
-    case 64:
-      return {192, 96, 2, 3, 3};
+    // 192x96 (three consumer warpgroups), 3 Q + 2 K + 3 V stages: 3 x Q 24 KB + 2 x K 12 KB + 3 x V 12 KB
+    // = 132 KB (the third Q buffer loads Q two tiles ahead). At D = 64 the softmax of a score tile takes
+    // longer than one warpgroup's two GEMMs on it, so two warpgroups cannot hide it under each other's; with
+    // three, two warpgroups' GEMMs cover one softmax. Three consumer warpgroups get 160 registers each: S 48
+    // + O 32 + P 24 fit without spills (a 128-key tile, S 64 + P 32, spills 144 bytes in the main loop).
+    case 64: {
+      FwdTileSm90 tile{192, 96, 2, 3, 3};
+      tile.q_stages = 3;
+      return tile;
+    }
     // 128x128, 2 Q + 2 K + 3 V stages: 2 x Q 24 KB + 2 x K 24 KB + 3 x V 24 KB = 168 KB, 64-byte swizzle
     // (rows of 192 bytes); S 64, O 48, P 32 registers per thread.
     case 96:
