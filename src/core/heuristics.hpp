@@ -20,14 +20,14 @@ constexpr bool short_key_loop(int max_seqlen_k, bool causal) {
 }
 
 /// Whether the Hopper forward at D = 64 takes its 128x128 tile (two consumer warpgroups) rather than its
-/// 192x96 tile (three): up to 512 keys per query row on average. At D = 64 a warpgroup's softmax of a score
-/// tile outlasts its two GEMMs on it, so only a third warpgroup's GEMMs hide it: the 192-row tile ran
-/// +10-18% from 1024 mean keys up. Below, its fixed cost per tile and the rows it wastes (S = 512 -> 576)
-/// dominate: the 128x128 tile ran +6% full / +8% causal at S = 512 and +5% causal at S = 1k (512 mean
-/// keys), -2% full at 1k (H200, docs/PERF.md, Hopper path v3).
-constexpr bool short_key_loop_sm90_d64(int max_seqlen_k, bool causal) {
-  return mean_keys_per_row(max_seqlen_k, causal) <= 512;
-}
+/// 192x96 tile (three): sequences of up to 1024 keys, whatever the mask. At D = 64 a warpgroup's softmax of a
+/// score tile outlasts its two GEMMs on it, so only a third warpgroup's GEMMs hide it, and the 192-row tile
+/// wins on long key loops (+10-18% in v3). On short sequences its fixed cost per tile, the rows it wastes
+/// (S 1024 -> 6 tiles of 192 = 1152 rows) and its coarser last round dominate. Measured on the H200
+/// (docs/PERF.md): v3, the 128x128 tile +6% full / +8% causal at S 512 and +5% causal at S 1k; session 19
+/// (interleaved A/B, three Q buffers in both tiles), full S 1k +4.4% but causal S 2k -5.1% (1024 mean keys
+/// either way: the mean is not what decides).
+constexpr bool short_key_loop_sm90_d64(int max_seqlen_k) { return max_seqlen_k <= 1024; }
 
 /// Whether the Hopper forward at D = 256 takes its 128x64 tile (2 K + 3 V stages) rather than its 128x80
 /// one (2 K + 2 V): up to 512 keys per query row on average. The 80-key tile takes 20% fewer key steps

@@ -15,12 +15,11 @@ TEST(Heuristics, ShortKeyLoopUpTo1024MeanKeysPerRow) {
   EXPECT_FALSE(short_key_loop(2050, true));
 }
 
-TEST(Heuristics, Sm90D64ShortKeyLoopUpTo512MeanKeysPerRow) {
-  EXPECT_TRUE(short_key_loop_sm90_d64(512, false));
-  EXPECT_FALSE(short_key_loop_sm90_d64(513, false));
-  EXPECT_FALSE(short_key_loop_sm90_d64(1024, false));
-  EXPECT_TRUE(short_key_loop_sm90_d64(1024, true));
-  EXPECT_FALSE(short_key_loop_sm90_d64(2048, true));
+TEST(Heuristics, Sm90D64ShortKeyLoopUpTo1024Keys) {
+  EXPECT_TRUE(short_key_loop_sm90_d64(512));
+  EXPECT_TRUE(short_key_loop_sm90_d64(1024));
+  EXPECT_FALSE(short_key_loop_sm90_d64(1025));
+  EXPECT_FALSE(short_key_loop_sm90_d64(2048));
 }
 
 TEST(Heuristics, Sm90D128WideKeyTileWithoutCausalMaskFrom8192Keys) {

@@ -76,14 +76,17 @@ bool has_head_dim(const Capabilities& caps, int head_dim) {
   return std::find(caps.head_dims.begin(), caps.head_dims.end(), head_dim) != caps.head_dims.end();
 }
 
-// At D = 64 the tile follows the key loop's length (core::short_key_loop_sm90_d64): 128x128 up to 512 keys
-// per row on average, 192x96 beyond; both tiles' results are checked by the sweep, which has rows of both.
+// At D = 64 the tile follows the sequence's length (core::short_key_loop_sm90_d64): 128x128 up to 1024 keys,
+// 192x96 beyond, with or without a causal mask; the sweep has rows of both tiles and checks their results.
 TEST(CudaForwardSm90, HeadDim64TileFollowsTheKeyLoopLength) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
   if (!has_head_dim(caps, 64)) GTEST_SKIP() << "no sm90 D = 64 kernel is built";
-  expect_tiles(
-      caps, 64,
-      {{512, false, 128, 128}, {1024, true, 128, 128}, {1024, false, 192, 96}, {2048, true, 192, 96}});
+  expect_tiles(caps, 64,
+               {{512, false, 128, 128},
+                {1024, true, 128, 128},
+                {1024, false, 128, 128},
+                {1025, false, 192, 96},
+                {2048, true, 192, 96}});
 }
 
 // At D = 256 the key tile follows the key loop's length (core::narrow_key_tile_sm90_d256): 128x64 up to 512

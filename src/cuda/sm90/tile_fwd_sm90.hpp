@@ -251,8 +251,7 @@ constexpr bool has_fwd_tile_sm90(int head_dim) {
 /// has no tile.
 constexpr FwdTileRegime fwd_tile_regime_sm90(int head_dim, int max_seqlen_k, bool causal) {
   FwdTileRegime regime = FwdTileRegime::long_keys;
-  if (head_dim == 64 && core::short_key_loop_sm90_d64(max_seqlen_k, causal))
-    regime = FwdTileRegime::short_keys;
+  if (head_dim == 64 && core::short_key_loop_sm90_d64(max_seqlen_k)) regime = FwdTileRegime::short_keys;
   if (head_dim == 128 && !core::wide_key_tile_sm90_d128(max_seqlen_k, causal)) {
     regime = FwdTileRegime::short_keys;
   }
