@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Session 19 call 6 (fresh machine, the session's last device time): A/B of the sm90 backward walking its
 # query blocks from the last down (heads innermost) against the parent: backward long-context GQA at S 8k /
-# 32k / 128k and the causal D 128 paper cells S 4k / 16k plus full 16k, with the change's CudaBackwardSm90
-# tests (full tier) while the base builds; ncu DRAM bytes of the change at GQA 32k.
+# 32k / 128k and the D 128 paper cells S 4k / 16k (full and causal), with the change's CudaBackwardSm90
+# tests (full tier) while the base builds.
 set -uo pipefail
 export FLASHATTN_COMMIT=$(cat .ab/change_commit)
 L=$OUT/logs; mkdir -p $L; t0=$SECONDS
