@@ -276,6 +276,15 @@ void add_full(SweepBuilder& s) {
   varlen_causal.causal = true;
   varlen_causal.strided = true;
   s.add(varlen_causal);
+  // Last query tiles with rows for only some of a tile's warpgroups (the Hopper D = 64 tile of 192 rows
+  // beyond 1024 keys: 1060 = 5 * 192 + 100 leaves one of three without rows, 1200 = 6 * 192 + 48 two), dense
+  // and in a varlen batch, where the rows past a sequence's end belong to the next sequence.
+  Case partial_tile = s.dense(1, 2, 1, 1060, 1060);
+  partial_tile.causal = true;
+  s.add(partial_tile);
+  Case partial_tiles = s.varlen(4, 2, {1060, 3, 1200, 1025}, {1060, 700, 1300, 1025});
+  partial_tiles.causal = true;
+  s.add(partial_tiles);
   Case softcap = s.dense(2, 8, 2, 1000, 1000);
   softcap.softcap = 30.0f;
   softcap.input_scale = 3.0f;
