@@ -148,7 +148,7 @@ class PersistentTileScheduler {
       const int section = order.by_section_positions.div(index);
       int within = index - section * order.by_section_positions.divisor();
       // Sections start at even rounds: the snake's lane of this CTA, whose role rotates by section
-      // (section * ctas < 2^31: the longest-first order serves fewer than 264 (batch, head)s).
+      // (section * ctas < 2^31: the longest-first order serves fewer than 2 * ctas (batch, head)s).
       const int round = order.by_ctas.div(within);
       const int lane = within - round * order.ctas;
       const bool forward = (round & 1) == 0;
