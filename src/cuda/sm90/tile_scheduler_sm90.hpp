@@ -13,10 +13,10 @@
 //    is such a list of its own, and in section s CTA c takes the positions of CTA (c + s * ctas / sections)
 //    mod ctas: a section's last, partial round pair gives some CTAs one tile more than others, and the
 //    rotation spreads those extras over the CTAs instead of handing them to the same ones in every section
-//    (on the grid's causal shapes the largest CTA share comes 0.2-0.6% above the mean, as in one global
-//    list; without the rotation up to 3%, which measured -2% at D 64, S 16k; the scheduler test has a case
-//    of 12%). Neighbouring query tiles of a head run together and walk the same keys in step, so their K/V
-//    tiles are shared in L2.
+//    (on the grid's causal cells the largest CTA share comes 0.0-0.6% above the mean, as in one global
+//    list, D 256 S 2k 3.1% in both; without the rotation 3% at D 64, S 16k, which measured -2%, and 12% in a
+//    case of the scheduler test, which fails without it). Neighbouring query tiles of a head run together
+//    and walk the same keys in step, so their K/V tiles are shared in L2.
 //  - The same masks with many heads (core::fwd_tiles_paired): a round of the global order would hold one
 //    tile of each of `ctas` heads and reach a head's next tile only after every other head's K/V went
 //    through L2, so the CTAs take pairs instead — a head's longest tile with its shortest, its second
