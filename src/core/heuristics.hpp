@@ -87,8 +87,8 @@ inline constexpr long long kFwdSectionL2Bytes = 32LL << 20;
 /// long after; with every head of a call in flight (GQA 32/8 at 128k keys: 512 MB of K and V) it has left L2
 /// by then. Within a section whose K and V fit L2 (or of one kv head, whose CTAs all walk the same keys) the
 /// later reads still hit. Measured on the H200 (docs/PERF.md, session 19): at GQA 32/8, S 64k, DRAM reads
-/// 45.6 -> 1.6 GB and the L2 hit rate 56 -> 98%; GQA S 32k-128k +1-5%, causal D 128 S 4k-16k +2-8%, D 256
-/// S 2k-8k +3-9%.
+/// 45.6 -> 1.6 GB and the L2 hit rate 56 -> 98%; interleaved A/B of the final order against the global list:
+/// GQA S 32k-128k +1-5%, causal D 128 S 4k-16k +4-10%, D 256 S 2k-16k +2-13%, D 64 -0.4...+1.8%.
 constexpr long long fwd_kv_heads_per_section(long long kv_heads, long long kv_head_bytes) {
   long long fit = kv_head_bytes > 0 ? kFwdSectionL2Bytes / kv_head_bytes : kv_heads;
   if (fit < 1) fit = 1;
