@@ -124,17 +124,12 @@ struct BwdMainloopSm90 {
     int tma_batch;              ///< Batch coordinate of the TMA views (0 for varlen).
 
     __device__ int steps() const { return (m_end - m_begin) * heads; }
-    /// Steps walk the query blocks from the last down, each block's query heads in turn: step s is head
-    /// first_head + s % heads of query block m_end - 1 - s / heads, reached by stepping from the first one
-    /// (a division by the runtime head count would cost ~20 dependent instructions at every step's start).
-    /// Why from the last: every CTA of a kv head then starts at the same query block, whatever its key block,
-    /// and the CTAs that run at once read each Q and dO tile within a few steps of each other, from L2. Up
-    /// from the block's diagonal, a causal CTA of key block n reads query block m at its step m - n, so
-    /// 132 CTAs read a tile up to 131 steps apart, long after it left L2.
-    __device__ StepCoord first_step() const { return {first_head, m_end - 1}; }
+    /// Steps walk the query blocks of one head, then of the next: step s is query block
+    /// m_begin + s % blocks of head first_head + s / blocks, reached by stepping from the first one
+    /// (a division by the runtime block count cost ~20 dependent instructions at every step's start).
+    __device__ StepCoord first_step() const { return {first_head, m_begin}; }
     __device__ StepCoord after(StepCoord at) const {
-      return at.head + 1 < first_head + heads ? StepCoord{at.head + 1, at.m_block}
-                                              : StepCoord{first_head, at.m_block - 1};
+      return at.m_block + 1 < m_end ? StepCoord{at.head, at.m_block + 1} : StepCoord{at.head + 1, m_begin};
     }
   };
 
