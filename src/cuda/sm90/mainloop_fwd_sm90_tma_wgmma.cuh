@@ -25,7 +25,6 @@
 #include <cstdint>
 
 #include <cutlass/arch/barrier.h>
-#include <cutlass/cutlass.h>
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
@@ -285,41 +284,6 @@ struct FwdMainloopSm90 {
         zero_key_tail(sVt, read_v.index(), work.seqlen_k - n * kBlockN, thread_index_in_loop() - 128);
       }
     };
-
-    // A warpgroup whose 64 rows all lie past the sequence's end (in the last tile of a sequence whose
-    // length is not a multiple of BLOCK_M: at D = 64, S 4096 = 21 x 192 + 64, two of its three warpgroups)
-    // has nothing to compute. It keeps the protocol alone, step for step as below: its ping-pong turns
-    // (issuing nothing, so the others' turns come sooner), its release of every stage after that stage
-    // landed (an earlier arrival would count towards the stage's previous use), the all-consumer barrier
-    // of the tail zeroing and the callbacks. Its O stays zero and its rows are never stored.
-    if constexpr (Layouts::kIntraWarpgroupOverlap) {
-      // The warpgroup index read warp-uniform (a shuffle), so the branch needs no divergence handling.
-      if (work.q_rows <= (cutlass::canonical_warp_group_idx() - 1) * 64) {
-        int n = work.n_end - 1;
-        pipeline_k.consumer_wait(read_k);
-        pingpong.wait();
-        pingpong.pass();
-        release_k(n);
-        zero_v_tail(n);
-        first_softmax_done();
-        CUTE_NO_UNROLL
-        for (--n; n >= work.n_begin; --n) {
-          pipeline_k.consumer_wait(read_k);
-          pingpong.wait();
-          pipeline_v.consumer_wait(read_v);
-          pingpong.pass();
-          release_k(n);
-          pipeline_v.consumer_release(read_v);
-          ++read_v;
-        }
-        q_read();
-        pipeline_v.consumer_wait(read_v);
-        pingpong.wait();
-        pingpong.pass();
-        release_last_v();
-        return;
-      }
-    }
 
     if constexpr (!Layouts::kIntraWarpgroupOverlap) {
       // Each tile's S, softmax and P·V in sequence; the ping-pong alone hides the softmax.
