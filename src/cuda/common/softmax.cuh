@@ -8,17 +8,11 @@
 //   row_max = max of all x seen (-inf while every score was masked),
 //   row_sum = this thread's share of sum exp2(t - t_max),  acc_o = sum exp2(t - t_max) * v.
 // A row that never sees an unmasked key ends with sum 0: finalize() gives it out = 0 and lse = -inf.
-//
-// kEmulatedExp2Every = n > 0: the scores of every n-th column of a thread take their exponential from
-// core::exp2_poly (FMA pipe) instead of MUFU.EX2, where the MUFU unit paces the softmax (the kernel's tile
-// configuration says where); 0 keeps every exponential on MUFU.
 #pragma once
 
 #include <cmath>
 
 #include <cute/tensor.hpp>
-
-#include "core/exp2_poly.hpp"
 
 namespace flashattn::cuda {
 
@@ -52,7 +46,7 @@ __device__ __forceinline__ float quad_allreduce(float value, Op op) {
   return op(value, __shfl_xor_sync(0xffffffffu, value, 2));
 }
 
-template <int kRows, int kEmulatedExp2Every = 0>
+template <int kRows>
 class OnlineSoftmax {
  public:
   __device__ explicit OnlineSoftmax(float scale_log2) : scale_log2_(scale_log2) {
@@ -108,10 +102,7 @@ class OnlineSoftmax {
       float tile_sum = 0.0f;
       CUTE_UNROLL
       for (int c = 0; c < size<1>(scores); ++c) {
-        const float t = scores(r, c) * scale_log2_ - base;
-        scores(r, c) = kEmulatedExp2Every > 0 && c % kEmulatedExp2Every == kEmulatedExp2Every - 1
-                           ? core::exp2_poly(t)
-                           : exp2_approx(t);
+        scores(r, c) = exp2_approx(scores(r, c) * scale_log2_ - base);
         tile_sum += scores(r, c);
       }
       row_sum_[r] = kFirst ? tile_sum : row_sum_[r] * rescale.factor[r] + tile_sum;

@@ -33,9 +33,6 @@ struct FwdTileSm90 {
   /// One Q buffer only: the epilogue stages O in the stages of the tile's last K and V tiles instead of the
   /// Q buffer, so Q goes back after the tile's last Q·Kᵀ and the next tile's Q loads under its last steps.
   bool o_in_rings = false;
-  /// Every n-th score column of a thread takes its exponential from the FMA pipe (core::exp2_poly) rather
-  /// than MUFU.EX2; 0: none. For tiles whose softmax the MUFU unit paces (D = 64).
-  int exp2_emulated_every = 0;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -93,12 +90,6 @@ constexpr const char* fwd_ablation_suffix_sm90() {
   }
 }
 
-/// D = 64: one score in 8 takes its exponential from the FMA pipe. Per score the softmax issues ~5.5
-/// instructions per lane (scale, max, exponential, sum, conversion) and the MUFU unit takes 1/16 of an SM
-/// cycle, so per SM sub-partition a warp's scores cost 8 cycles of MUFU against ~5.5 issue slots; exp2_poly
-/// adds ~9 issue slots and saves the MUFU's 8, balancing the two at about one score in 6-7.
-inline constexpr int kD64EmulatedExp2Every = 8;
-
 /// The tile of head dim `head_dim` in `regime` as built (0 fields for a (head dim, regime) with no sm90
 /// kernel).
 constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
@@ -110,7 +101,6 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
       case 64: {
         FwdTileSm90 tile{128, 128, 2, 3, 2};
         tile.q_stages = 3;
-        tile.exp2_emulated_every = kD64EmulatedExp2Every;
         return tile;
       }
       // D = 128 wherever the 144-key tile does not pay (core::wide_key_tile_sm90_d128): 128x128, 2 Q + 2 K
@@ -145,7 +135,6 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
     case 64: {
       FwdTileSm90 tile{192, 96, 2, 3, 3};
       tile.q_stages = 3;
-      tile.exp2_emulated_every = kD64EmulatedExp2Every;
       return tile;
     }
     // 128x128, 2 Q + 2 K + 3 V stages: 2 x Q 24 KB + 2 x K 24 KB + 3 x V 24 KB = 168 KB, 64-byte swizzle
