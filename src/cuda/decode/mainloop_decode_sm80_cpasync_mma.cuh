@@ -6,11 +6,8 @@
 //
 // Per tile, each warp computes S = Q·K_wᵀ for its 16 keys with ldmatrix + mma.sync m16n8k16, masks when
 // the tile crosses some row's key interval (or always, with score mods), folds S into its own online
-// softmax (exp2) and accumulates O_w += P·V_w. Each warp copies its own 16 keys' K and V rows of every tile
-// and reads no other warp's, so the warps go through their tiles independently: the ring (filled kStages - 1
-// tiles ahead) needs a warp barrier per tile, not a CTA barrier (ncu at B 1, L 1k found the warps stalled at
-// the per-tile CTA barrier for a third of the cycles between their instructions). Q, which all threads load
-// together, is published by one CTA barrier before the first tile.
+// softmax (exp2) and accumulates O_w += P·V_w. The ring is filled kStages - 1 tiles ahead: one barrier per
+// tile publishes the landed tile and proves the slot about to be refilled was read by every warp.
 #pragma once
 
 #include <cstdint>
@@ -50,13 +47,12 @@ struct DecodeMainloopSm80 {
   static constexpr int kThreads = Layouts::kThreads;
   static constexpr int kStages = Layouts::kStages;
   static constexpr int kChunksPerRow = kHeadDim / 8;  ///< 16-byte chunks of one row.
-  /// Chunks of K (and as many of V) a lane copies per tile: its warp's kWarpN rows over 32 lanes.
-  static constexpr int kChunksPerThread = kWarpN * kChunksPerRow / 32;
-  static_assert(kWarpN * kChunksPerRow % 32 == 0, "a warp's K or V rows are a whole number of copy passes");
-  /// Whether a row's chunks divide the warp, so that each lane copies one column of every kRowsPerPass-th
-  /// row of its warp's (load_kv_tile_strided).
-  static constexpr bool kStridedRows = 32 % kChunksPerRow == 0;
-  static constexpr int kRowsPerPass = kStridedRows ? 32 / kChunksPerRow : 0;
+  static constexpr int kChunksPerThread = kBlockN * kChunksPerRow / kThreads;
+  static_assert(kBlockN * kChunksPerRow % kThreads == 0, "a K or V tile is a whole number of copy passes");
+  /// Whether a row's chunks divide the CTA, so that each thread copies one column of every kRowsPerPass-th
+  /// row (load_kv_tile_strided).
+  static constexpr bool kStridedRows = kThreads % kChunksPerRow == 0;
+  static constexpr int kRowsPerPass = kStridedRows ? kThreads / kChunksPerRow : 0;
   /// A thread holds 2 rows of the m16n8 accumulator (rows lane / 4 and lane / 4 + 8).
   using Softmax = OnlineSoftmax<2>;
 
@@ -96,8 +92,7 @@ struct DecodeMainloopSm80 {
     }
   }
 
-  /// Issues the calling warp's loads of key tile n into ring slot `slot`: its 16 keys go to the slot's block
-  /// of the warp.
+  /// Issues the loads of key tile n into ring slot `slot`: warp w's 16 keys go to the slot's block w.
   __device__ __forceinline__ static void load_kv_tile(const DecodeKernelParams& params,
                                                       typename Layouts::SharedStorage& smem,
                                                       const CacheRows& cache, const Work& work, int n,
@@ -137,7 +132,7 @@ struct DecodeMainloopSm80 {
     }
   }
 
-  /// D = 64, 128, 256: a row's chunks divide the warp, so the lane copies one column of its warp's rows
+  /// D = 64, 128, 256: a row's chunks divide the CTA, so the thread copies one column of the rows
   /// first_row + i * kRowsPerPass.
   __device__ __forceinline__ static void load_kv_tile_strided(const DecodeKernelParams& params,
                                                               typename Layouts::SharedStorage& smem,
@@ -145,9 +140,10 @@ struct DecodeMainloopSm80 {
                                                               int slot) {
     const Element* k = static_cast<const Element*>(params.fwd.problem.k);
     const Element* v = static_cast<const Element*>(params.fwd.problem.v);
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int first_row = static_cast<int>(threadIdx.x) / 32 * kWarpN + lane / kChunksPerRow;
-    const int col = lane % kChunksPerRow * 8;
+    const int tid = static_cast<int>(threadIdx.x);
+    __builtin_assume(tid < kThreads);  // lets the compiler fold each pass's warp block into a constant
+    const int first_row = tid / kChunksPerRow;
+    const int col = tid % kChunksPerRow * 8;
     const int first_key = n * kBlockN + first_row;
     const bool full = (n + 1) * kBlockN <= work.seqlen_k;  // uniform over the CTA
     if (full && cache.paged() && cache.narrow()) {
@@ -192,15 +188,14 @@ struct DecodeMainloopSm80 {
     }
   }
 
-  /// D = 96, 192 (12 or 24 chunks a row, which do not divide 32 lanes): each chunk finds its own row.
+  /// D = 96, 192 (12 or 24 chunks a row, which do not divide 128 threads): each chunk finds its own row.
   __device__ __forceinline__ static void load_kv_tile_gathered(const DecodeKernelParams& params,
                                                                typename Layouts::SharedStorage& smem,
                                                                const CacheRows& cache, const Work& work,
                                                                int n, int slot) {
-    const int warp_row0 = static_cast<int>(threadIdx.x) / 32 * kWarpN;
     auto load_chunk = [&](int i) __attribute__((always_inline)) {
-      const int chunk = static_cast<int>(threadIdx.x) % 32 + i * 32;
-      const int row = warp_row0 + chunk / kChunksPerRow;  // key within the tile
+      const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
+      const int row = chunk / kChunksPerRow;  // key within the tile
       const int col = chunk % kChunksPerRow * 8;
       Element *k_dst, *v_dst;
       chunk_destinations(smem, slot, row, col, k_dst, v_dst);
@@ -273,15 +268,9 @@ struct DecodeMainloopSm80 {
     int slot = 0;
     for (int n = work.n_begin; n < work.n_end; ++n) {
       cp_async_wait<kStages - 2>();
-      // The first tile's group also holds Q, which every thread loaded a part of.
-      if (n == work.n_begin) {
-        __syncthreads();
-      } else {
-        __syncwarp();
-      }
+      __syncthreads();
       if (n + kStages - 1 < work.n_end) {
-        // The warp's block of the slot of tile n - 1: every lane is past the barrier above, so done
-        // reading it.
+        // The slot of tile n - 1: every warp is past the barrier above, so done reading it.
         load_kv_tile(params, smem, cache, work, n + kStages - 1, slot == 0 ? kStages - 1 : slot - 1);
       }
       cp_async_fence();
