@@ -80,11 +80,6 @@ struct BwdLayoutsSm90Common {
                                    cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDimPerWarpGroup>>{}));
   static_assert(kHeadDimPerWarpGroup % 32 == 0, "whole 128-byte rows of fp32 per warpgroup half of dQ");
   static_assert(cute::cosize_v<SmemLayoutdQ> == kConsumerWarpGroups * cute::cosize_v<SmemLayoutdQWarpGroup>);
-  /// The staging buffer is double-buffered: the consumers stage step s into buffer s % 2 while the TMA unit
-  /// may still be reading step s - 1's out of the other, so they wait only for the reduce-adds of step s - 2
-  /// (ncu, D 128 S 16k: the wait for the previous step's was ~4.5% of the consumers' stall samples).
-  static constexpr int kDqBuffers = 2;
-  static constexpr int kDqBufferFloats = cute::cosize_v<SmemLayoutdQ>;
 
   // ---- TMA: q, dout, k, v as (rows, head dim, heads, batch); varlen inputs are one batch of total rows,
   // each sequence a row offset. Rows past the extent read as zero.
@@ -176,7 +171,7 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutK>> k;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutK>> v;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutdS>> ds;
-    alignas(1024) cute::array_aligned<float, Common::kDqBuffers * Common::kDqBufferFloats> dq;
+    alignas(1024) cute::array_aligned<float, cute::cosize_v<typename Common::SmemLayoutdQ>> dq;
     float lse_log2[2][kBlockM];  ///< lse * log2(e) of the query rows of a step, double-buffered.
     float dsum[2][kBlockM];      ///< D = rowsum(dO ∘ O) of the same rows.
     typename Common::PipelineQdO::SharedStorage pipeline_qdo;  ///< Q and dO of a step landed / were read.

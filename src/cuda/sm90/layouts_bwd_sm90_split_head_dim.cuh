@@ -84,7 +84,7 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutK>> v;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutPt>> pt;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutPt>> dst;
-    alignas(1024) cute::array_aligned<float, Common::kDqBuffers * Common::kDqBufferFloats> dq;
+    alignas(1024) cute::array_aligned<float, cute::cosize_v<typename Common::SmemLayoutdQ>> dq;
     /// P (fp32; with softcap already times 1 - tanh²) by [parity][value][consumer thread of warpgroup 0]:
     /// a warp's accesses to one value are 32 consecutive floats.
     float p_fp32[2][kScoresPerThread][128];

@@ -177,12 +177,10 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdSt(_, _, _, buffer), tdKrQt(_, _, _, stage),
                                             acc_dk);
     gmma_wait<1>(tdQrdQt);  // dV and dQᵀ landed (groups complete in issue order); dK runs under the staging
-    // Stage dQ in buffer s % 2 once the writer's reduce-add of step s - 2 has read it.
+    // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
     cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                       static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
-    // Transposed into (query row, head dim); the buffers are whole swizzle periods apart.
-    copy(copy_dq, thr_copy_dq.retile_S(tdQrdQt),
-         make_tensor(tdQsdQt.data() + (s & 1) * Layouts::kDqBufferFloats, tdQsdQt.layout()));
+    copy(copy_dq, thr_copy_dq.retile_S(tdQrdQt), tdQsdQt);  // transposed into (query row, head dim)
     gmma_wait<0>(acc_dv, acc_dk);
     // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
     cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)

@@ -14,10 +14,9 @@
 //
 // Producer warp 1, the dQ writer: per step and consumer warpgroup, waits for the warpgroup's dQ half in
 // shared memory (named barrier kDqFull + w), issues one TMA reduce-add of it into the accumulator (the
-// additions are atomic per element, in L2) and hands the other of the two staging buffers back once the TMA
-// unit has read the previous step's from it (kDqEmpty + w). The consumers thus never wait for global memory,
-// and their stores to shared memory are bank-conflict free (128-byte swizzle) where per-thread atomics were 8
-// bytes each.
+// additions are atomic per element, in L2) and hands the buffer back once the TMA unit has read it
+// (kDqEmpty + w). The consumers thus never wait for global memory, and their stores to shared memory are
+// bank-conflict free (128-byte swizzle) where per-thread atomics were 8 bytes each.
 //
 // Consumers, the keys split (D <= 128; with the head dim split, D = 256, see
 // mainloop_bwd_sm90_split_head_dim.cuh; the producer, the dQ writer and the helpers are shared). Two
@@ -234,17 +233,13 @@ struct BwdMainloopSm90 {
     if (steps <= 0) return;
     const bool issuer = threadIdx.x % 32 == 0;
     const int token0 = static_cast<int>(ws.token(p, work.batch, 0));  // tokens < 2^31 (see params)
-    // Both halves of buffer 0, where step 0 is staged, start empty. Each later arrival on kDqEmpty + w
-    // (one per step, after that step's reduce-adds were issued) says the half of the buffer the next step
-    // is staged in is free; a consumer warpgroup syncs once per step, so every phase of the barrier pairs
-    // one arrival of each side.
+    // Both halves of the buffer start empty.
     CUTE_UNROLL
     for (int w = 0; w < kConsumerWarpGroups; ++w) dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
     StepCoord at = work.first_step();
     for (int s = 0; s < steps; ++s, at = work.after(at)) {
       const int head = at.head;
       const int m_block = at.m_block;
-      float* const buffer = smem.dq.data() + (s % Layouts::kDqBuffers) * Layouts::kDqBufferFloats;
       int* semaphore = nullptr;
       if (p.deterministic) {
         semaphore = ws.semaphore(p, work.batch, head, m_block);
@@ -262,9 +257,9 @@ struct BwdMainloopSm90 {
         cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                           static_cast<std::uint32_t>(BwdBarrier::kDqFull) + w);
         if (issuer) {
-          Tensor sdQ =
-              make_tensor(make_smem_ptr(buffer + w * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
-                          typename Layouts::SmemLayoutdQWarpGroup{});  // (BLOCK_M, D/2)
+          Tensor sdQ = make_tensor(
+              make_smem_ptr(smem.dq.data() + w * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
+              typename Layouts::SmemLayoutdQWarpGroup{});  // (BLOCK_M, D/2)
           Tensor gdQ = local_tile(mdQ, Shape<Int<kBlockM>, Int<Layouts::kHeadDimPerWarpGroup>>{},
                                   make_coord(m_block, w));  // (BLOCK_M, D/2)
           auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdQ),
@@ -273,16 +268,14 @@ struct BwdMainloopSm90 {
           tma_store_arrive();
         }
       }
-      static_assert(Layouts::kDqBuffers == 2 && kConsumerWarpGroups == 2, "the commit groups counted below");
       CUTE_UNROLL
       for (int w = 0; w < kConsumerWarpGroups; ++w) {
-        // Half w of the other buffer, where step s + 1 is staged, is free once step s - 1's reduce-add of it
-        // (the commit group before this step's two and the previous half's) has read it.
+        // Half w is free once its reduce-add (commit group w of this step) has read it.
         if (issuer) {
           if (w == 0) {
-            tma_store_wait<3>();
+            tma_store_wait<kConsumerWarpGroups - 1>();
           } else {
-            tma_store_wait<2>();
+            tma_store_wait<0>();
           }
         }
         __syncwarp();
@@ -295,8 +288,6 @@ struct BwdMainloopSm90 {
             .fetch_add(1, ::cuda::memory_order_release);
       }
     }
-    // The last step's reduce-adds read shared memory until they complete; the CTA must not exit before.
-    if (issuer) tma_store_wait<0>();
   }
 
   /// Consumers: accumulates dK and dV (fp32 fragments of TiledMmadKV over (BLOCK_N, HEAD_DIM)) over the
@@ -446,13 +437,12 @@ struct BwdMainloopSm90 {
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, ds_buffer), tdQrKt, tdQrdQ);
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
       gmma_wait<1>(tdQrdQ);  // dV and dQ landed (groups complete in issue order); dK runs under the staging
-      // Stage dQ in buffer s % 2 once the writer's reduce-add of step s - 2 has read it.
+      // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
       cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                         static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
       // The address base from a fresh thread index: not hoisted, so not held across the steps.
       stage_dq_keys_split<Layouts::kHeadDimPerWarpGroup>(
-          tdQrdQ, dq_block + (s & 1) * Layouts::kDqBufferFloats * sizeof(float),
-          static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
+          tdQrdQ, dq_block, static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
       gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
       // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
       cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
