@@ -18,6 +18,11 @@ Then, anywhere:
                                                             time into them (with the instructions per run
                                                             of each group and its largest stall reasons)
 Instruction indices are positions in the kernel's SASS (address / 16), as `regions` prints them.
+
+ncu's "barrier" reason on a warpgroup-collective instruction (HGMMA, WARPGROUP.ARRIVE, WARPGROUP.DEPBAR) is
+the warpgroup's four warps waiting for each other or for a wgmma group, not a named or CTA barrier; it is
+reported as "warpgroup_sync" (read as the next named barrier's wait, it once sent a change after a handover
+that cost nothing: docs/PERF.md, backward session 20).
 """
 import argparse
 import csv
@@ -27,6 +32,7 @@ from dataclasses import dataclass
 SAMPLES = "Warp Stall Sampling (All Samples)"
 NOTABLE = ("HGMMA", "HMMA", "SYNCS", "BAR", "UTMALDG", "UTMASTG", "UBLKCP", "MUFU", "STG", "LDG", "RED", "ATOM",
            "STS", "LDS", "LDSM", "STSM", "LDL", "STL", "EXIT", "WARPGROUP", "USETMAXREG", "DEPBAR")
+WARPGROUP_COLLECTIVE = ("HGMMA", "WARPGROUP")
 
 
 @dataclass
@@ -55,6 +61,8 @@ def read(path):
             continue
         base = address if base is None else base
         stalls = {name[len("stall_"):]: int(row[i]) for name, i in stall_cols if row[i] not in ("", "0")}
+        if opcode(row[col["Source"]]) in WARPGROUP_COLLECTIVE and "barrier" in stalls:
+            stalls["warpgroup_sync"] = stalls.pop("barrier")
         out.append(Instruction((address - base) // 16, row[col["Source"]].strip(), int(row[col[SAMPLES]] or 0),
                                int(row[col["Instructions Executed"]] or 0), stalls))
     return out

@@ -1,6 +1,6 @@
 """bench/ncu_stalls.py: reads ncu's source-page CSV (a title line, then the header), numbers instructions by
-their SASS position, attributes samples no stall column names to "(no column)", reports a range, and groups
-samples by execution count."""
+their SASS position, attributes samples no stall column names to "(no column)", names a warpgroup-collective
+instruction's "barrier" samples "warpgroup_sync", reports a range, and groups samples by execution count."""
 
 import gzip
 import importlib.util
@@ -72,6 +72,20 @@ def test_counts_groups_by_execution_count(tmp_path, monkeypatch, capsys):
     lines = run(monkeypatch, capsys, str(path), "counts").splitlines()
     assert lines[0] == "100 samples over 4 instructions"
     assert lines[1].startswith("exec       512   65.0% of samples      1 instructions  long_sb 92%"), lines
-    per_tile = "exec        64   30.0% of samples      2 instructions  barrier 50%, long_sb 27%"
+    per_tile = "exec        64   30.0% of samples      2 instructions  warpgroup_sync 50%, long_sb 27%"
     assert lines[2].startswith(per_tile), lines
     assert lines[3].startswith("exec         8    5.0% of samples      1 instructions"), lines
+
+
+def test_barrier_stalls_of_warpgroup_collectives_are_named_apart(tmp_path):
+    path = tmp_path / "sass.csv"
+    rows = [
+        ["0x1000", "BAR.SYNC.DEFER_BLOCKING R234, 0xa0", "10", "64", "0", "0", "10"],
+        ["0x1010", "WARPGROUP.DEPBAR.LE gsb0, 0x1", "20", "64", "0", "0", "19"],
+        ["0x1020", "HGMMA.64x64x16.F32.BF16 R152, gdesc[UR16], RZ, !UPT", "30", "64", "2", "0", "28"],
+    ]
+    path.write_text("\n".join(",".join(f'"{v}"' for v in row) for row in [HEADER, *rows]) + "\n")
+    insts = ncu_stalls.read(str(path))
+    assert insts[0].stalls == {"barrier": 10}  # a named barrier keeps ncu's name
+    assert insts[1].stalls == {"warpgroup_sync": 19}
+    assert insts[2].stalls == {"long_sb": 2, "warpgroup_sync": 28}
