@@ -2,8 +2,8 @@
 // a (batch, kv head, row block) are launched as one cluster, each leaves its merged state (normalised O of
 // the block's rows in fp32, and their lse) in its own shared memory, and after a cluster barrier every CTA
 // reads all of them through distributed shared memory and writes its share of the block's output. The
-// merge is combine_decode.cuh's, in split order with the same weights exp(lse_s - max) / sum (whose sum is
-// taken serially here and by a warp reduction there, so the two paths agree within rounding). It saves the
+// merge is combine_decode.cuh's, in split order with the same weights exp(lse_s - max) / sum computed by the
+// same code (split_weights.cuh), so the two paths agree bit for bit. It saves the
 // partials' round trip through global memory and the combine kernel, which at small batches is most of a
 // decode call's latency (B 1, L 1k: decode 11 µs, combine 5.8 µs under ncu; docs/PERF.md).
 //
@@ -22,6 +22,7 @@
 #include "cuda/decode/decode_kernel_params.hpp"
 #include "cuda/decode/decode_output.cuh"
 #include "cuda/decode/layouts_decode_sm80.cuh"
+#include "cuda/decode/split_weights.cuh"
 #include "cuda/decode/tile_decode.hpp"
 
 namespace flashattn::cuda::decode {
@@ -46,40 +47,40 @@ struct DecodeClusterCombine {
     const int rank = static_cast<int>(cluster.block_rank());
     auto& merge = smem.merge;
     cluster.sync();  // every split's merged state is written and visible to the cluster
+    const int valid_rows = min(Layouts::kBlockM, params.rows - row0);  // >= 1: the launch has no empty block
 
-    // Each CTA computes every row's split weights for itself: kBlockM x splits remote loads of 4 bytes. The
-    // loops run to the compile-time bound so that lse[] stays in registers.
-    if (tid < Layouts::kBlockM) {
-      float lse[kMaxClusterSplits];
+    // This code runs once per CTA, cold in the instruction cache, so its length is most of its cost: the
+    // loops over splits stay rolled (unrolled over kMaxClusterSplits, the weights took ~30% of B 1 L 1k's
+    // time, docs/PERF.md), and the remote loads are spread over the threads instead. First each split's lse
+    // of every valid row, one remote load per thread, into this CTA's split_weight[split][row].
+    for (int i = tid; i < splits * Layouts::kBlockM; i += Layouts::kThreads) {
+      const int s = i / Layouts::kBlockM;
+      const int r = i % Layouts::kBlockM;
+      if (r < valid_rows) merge.split_weight[s][r] = *cluster.map_shared_rank(&merge.merged_lse[r], s);
+    }
+    __syncthreads();
+    // Then one thread per valid row turns its row's lses into weights in place (split_weights.cuh).
+    if (tid < valid_rows) {
       float max_lse = -INFINITY;
-      CUTE_UNROLL
-      for (int s = 0; s < kMaxClusterSplits; ++s) {
-        lse[s] = s < splits ? *cluster.map_shared_rank(&merge.merged_lse[tid], s) : -INFINITY;
-        max_lse = fmaxf(max_lse, lse[s]);
-      }
+#pragma unroll 1
+      for (int s = 0; s < splits; ++s) max_lse = fmaxf(max_lse, merge.split_weight[s][tid]);
       float sum = 0.0f;
-      CUTE_UNROLL
-      for (int s = 0; s < kMaxClusterSplits; ++s) sum += lse[s] == -INFINITY ? 0.0f : expf(lse[s] - max_lse);
-      // No split kept a key (sum = 0): out = 0, lse = -inf, as in combine_decode.cuh.
-      const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
-      CUTE_UNROLL
-      for (int s = 0; s < kMaxClusterSplits; ++s) {
-        if (s < splits) {
-          merge.split_weight[s][tid] = lse[s] == -INFINITY ? 0.0f : expf(lse[s] - max_lse) * inverse;
-        }
-      }
-      merge.combined_lse[tid] = sum > 0.0f ? max_lse + logf(sum) : -INFINITY;
+#pragma unroll 1
+      for (int s = 0; s < splits; ++s) sum = add_split_scale(sum, merge.split_weight[s][tid], max_lse);
+      const float inverse = split_inverse(sum);
+#pragma unroll 1
+      for (int s = 0; s < splits; ++s)
+        merge.split_weight[s][tid] = split_scale(merge.split_weight[s][tid], max_lse) * inverse;
+      merge.combined_lse[tid] = split_lse(sum, max_lse);
     }
     __syncthreads();
 
-    // This CTA's share of the block's (row, 8-column chunk) pieces: chunk c goes to rank c / kThreads %
-    // splits.
-    for (int chunk = rank * Layouts::kThreads + tid; chunk < Layouts::kBlockM * Output::kChunksPerRow;
-         chunk += splits * Layouts::kThreads) {
+    // The valid rows' 8-column chunks, dealt round-robin over the cluster (chunk c to rank c % splits), so
+    // that every CTA combines a share even when the block has few valid rows (GQA 4, one token: 4 rows).
+    const int chunks = valid_rows * Output::kChunksPerRow;
+    for (int chunk = tid * splits + rank; chunk < chunks; chunk += Layouts::kThreads * splits) {
       const int r = chunk / Output::kChunksPerRow;
       const int col = chunk % Output::kChunksPerRow * 8;
-      const int row = row0 + r;
-      if (row >= params.rows) continue;
       float o[8];
       CUTE_UNROLL
       for (int j = 0; j < 8; ++j) o[j] = 0.0f;
@@ -97,9 +98,9 @@ struct DecodeClusterCombine {
         o[6] += weight * hi.z;
         o[7] += weight * hi.w;
       }
-      Output::store_chunk(params, batch, head_kv, row, col, o);
+      Output::store_chunk(params, batch, head_kv, row0 + r, col, o);
     }
-    if (rank == 0 && tid < Layouts::kBlockM && row0 + tid < params.rows) {
+    if (rank == 0 && tid < valid_rows) {
       Output::store_lse(params, batch, head_kv, row0 + tid, merge.combined_lse[tid]);
     }
     cluster.sync();  // the other CTAs are done reading this one's shared memory

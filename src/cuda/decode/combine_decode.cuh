@@ -11,6 +11,7 @@
 #include <cutlass/array.h>
 
 #include "cuda/decode/decode_kernel_params.hpp"
+#include "cuda/decode/split_weights.cuh"
 
 namespace flashattn::cuda::decode {
 
@@ -37,25 +38,20 @@ __global__ void __launch_bounds__(kWarps * 32)
   for (int s = lane; s < splits; s += 32) max_lse = fmaxf(max_lse, lse_partial[s * params.partial_rows]);
   for (int offset = 16; offset > 0; offset /= 2)
     max_lse = fmaxf(max_lse, __shfl_xor_sync(0xffffffffu, max_lse, offset));
-  // The sum of weights in split order, by every lane alike (broadcast loads): the order of the cluster
-  // combine (cluster_combine_decode.cuh), so that the two paths agree bit for bit. Which path a call takes
-  // depends on the whole grid (its clusters must all be resident), and a sequence's result must not depend
-  // on its batch neighbours; a lane-parallel tree sum differed from the cluster's in the last bit of lse.
+  // The sum of weights in split order by every lane alike (broadcast loads), as the cluster combine sums
+  // them (split_weights.cuh).
   float sum = 0.0f;
-  if (max_lse != -INFINITY) {
-    for (int s = 0; s < splits; ++s) sum += expf(lse_partial[s * params.partial_rows] - max_lse);
-  }
-  // No split kept a key (sum = 0): out = 0, lse = -inf, as for a row with no key in one pass.
-  const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+  for (int s = 0; s < splits; ++s) sum = add_split_scale(sum, lse_partial[s * params.partial_rows], max_lse);
+  const float inverse = split_inverse(sum);
 
   float4 acc[kGroupsPerLane];
   for (int g = 0; g < kGroupsPerLane; ++g) acc[g] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  // No branch in the body, so the unrolled iterations' loads are all in flight together instead of one L2
-  // round trip per split. An empty split's O is 0 (finite) and weighs 0.
+    // No branch in the body, so the unrolled iterations' loads are all in flight together instead of one L2
+    // round trip per split. An empty split's O is 0 (finite) and weighs 0.
 #pragma unroll 4
   for (int s = 0; s < splits; ++s) {
     const float lse = lse_partial[s * params.partial_rows];
-    const float weight = lse == -INFINITY ? 0.0f : expf(lse - max_lse) * inverse;
+    const float weight = split_scale(lse, max_lse) * inverse;
     const float4* o =
         reinterpret_cast<const float4*>(params.o_partial + (s * params.partial_rows + row) * kHeadDimV);
 #pragma unroll
@@ -89,8 +85,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     }
   }
   if (lane == 0 && p.lse != nullptr) {
-    p.lse[batch * p.lse_batch_stride + head * p.lse_head_stride + token] =
-        sum > 0.0f ? max_lse + logf(sum) : -INFINITY;
+    p.lse[batch * p.lse_batch_stride + head * p.lse_head_stride + token] = split_lse(sum, max_lse);
   }
 }
 

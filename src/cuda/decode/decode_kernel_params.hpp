@@ -34,6 +34,17 @@ struct DecodeKernelParams {
   /// Divides key rows by fwd.problem.page_size with a multiply and a shift (the multiplier computed on the
   /// host: a 32-bit divide would cost every 16-byte copy of a paged cache some 25 instructions).
   cutlass::FastDivmod page_divmod;
+  /// Divide by group, num_splits, row_blocks and Hk the same way: the kernel's index arithmetic runs once
+  /// per CTA, cold in the instruction cache, where a 32-bit divide is some 20 instructions fetched from L2.
+  cutlass::FastDivmod group_divmod;
+  cutlass::FastDivmod splits_divmod;
+  cutlass::FastDivmod row_blocks_divmod;
+  cutlass::FastDivmod heads_kv_divmod;
+
+  /// Packed row `row` (>= 0) is new token `token` of query head hk * group + `head_in_group`.
+  CUTLASS_HOST_DEVICE void token_and_head(int row, int& token, int& head_in_group) const {
+    group_divmod(token, head_in_group, row);
+  }
 };
 
 }  // namespace flashattn::cuda::decode

@@ -17,8 +17,9 @@ struct DecodeOutput {
   __device__ __forceinline__ static void store_chunk(const DecodeKernelParams& params, int batch, int head_kv,
                                                      int row, int col, const float (&o)[8]) {
     const ForwardParams& p = params.fwd.problem;
-    const int token = row / params.group;
-    const int head = head_kv * params.group + row % params.group;
+    int token, head_in_group;
+    params.token_and_head(row, token, head_in_group);
+    const int head = head_kv * params.group + head_in_group;
     cutlass::Array<Element, 8> out;
     CUTLASS_PRAGMA_UNROLL
     for (int j = 0; j < 8; ++j) out[j] = static_cast<Element>(o[j]);
@@ -32,8 +33,9 @@ struct DecodeOutput {
                                                    int row, float lse) {
     const ForwardParams& p = params.fwd.problem;
     if (p.lse == nullptr) return;
-    const int token = row / params.group;
-    const int head = head_kv * params.group + row % params.group;
+    int token, head_in_group;
+    params.token_and_head(row, token, head_in_group);
+    const int head = head_kv * params.group + head_in_group;
     p.lse[batch * p.lse_batch_stride + head * p.lse_head_stride + token] = lse;
   }
 };

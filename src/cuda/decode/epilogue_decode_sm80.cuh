@@ -96,8 +96,9 @@ struct DecodeEpilogueSm80 {
       if (direct) {
         Output::store_chunk(params, batch, head_kv, row, col, o);
       } else {
-        const int token = row / params.group;
-        const int head = head_kv * params.group + row % params.group;
+        int token, head_in_group;
+        params.token_and_head(row, token, head_in_group);
+        const int head = head_kv * params.group + head_in_group;
         const std::int64_t index = split * params.partial_rows + partial_row(params, batch, head, token);
         float4* dst = reinterpret_cast<float4*>(params.o_partial + index * kHeadDim + col);
         dst[0] = make_float4(o[0], o[1], o[2], o[3]);
@@ -113,8 +114,9 @@ struct DecodeEpilogueSm80 {
       if (direct) {
         Output::store_lse(params, batch, head_kv, row, merge.merged_lse[tid]);
       } else {
-        const int token = row / params.group;
-        const int head = head_kv * params.group + row % params.group;
+        int token, head_in_group;
+        params.token_and_head(row, token, head_in_group);
+        const int head = head_kv * params.group + head_in_group;
         params.lse_partial[split * params.partial_rows + partial_row(params, batch, head, token)] =
             merge.merged_lse[tid];
       }

@@ -35,14 +35,12 @@ __global__ void __launch_bounds__(DecodeLayouts<Element, kHeadDim>::kThreads,
   auto& smem = *reinterpret_cast<typename Layouts::SharedStorage*>(smem_buffer);
   const ForwardParams& p = params.fwd.problem;
 
-  unsigned index = blockIdx.x;
-  const int split = static_cast<int>(index % params.num_splits);
-  index /= params.num_splits;
-  const int row_block = static_cast<int>(index % params.row_blocks);
-  index /= params.row_blocks;
+  int index = static_cast<int>(blockIdx.x);  // the launcher caps the grid at 2^31 - 1 CTAs
+  int split, row_block;
+  params.splits_divmod(index, split, index);
+  params.row_blocks_divmod(index, row_block, index);
   typename Mainloop::Work work;
-  work.head_kv = static_cast<int>(index % p.heads_kv);
-  work.batch = static_cast<int>(index / p.heads_kv);
+  params.heads_kv_divmod(work.batch, work.head_kv, index);
   work.row0 = row_block * Layouts::kBlockM;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The split combine is launched as this grid's programmatic dependent: once every CTA of this grid has
@@ -57,13 +55,13 @@ __global__ void __launch_bounds__(DecodeLayouts<Element, kHeadDim>::kThreads,
 
   // Tokens of the block's first and last valid rows: key intervals grow with the token, so the block needs
   // keys [key_begin(first), key_end(last)) and every valid row keeps [key_begin(last), key_end(first)).
-  const int token_first = work.row0 / params.group;
-  const int token_last = (min(work.row0 + Layouts::kBlockM, params.rows) - 1) / params.group;
+  const int token_first = params.group_divmod.div(work.row0);
+  const int token_last = params.group_divmod.div(min(work.row0 + Layouts::kBlockM, params.rows) - 1);
   work.key_begin = range.key_begin(token_last);
   work.key_end = range.key_end(token_first);
   const int n_lo = range.key_begin(token_first) / kBlockN;
   const int n_hi = max(n_lo, (range.key_end(token_last) + kBlockN - 1) / kBlockN);
-  const int per_split = (n_hi - n_lo + params.num_splits - 1) / params.num_splits;
+  const int per_split = params.splits_divmod.div(n_hi - n_lo + params.num_splits - 1);
   work.n_begin = min(n_hi, n_lo + split * per_split);
   work.n_end = min(n_hi, work.n_begin + per_split);
 

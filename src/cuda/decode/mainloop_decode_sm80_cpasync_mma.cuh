@@ -82,8 +82,9 @@ struct DecodeMainloopSm80 {
       const int row = work.row0 + r;
       Element* dst = &sQ(r, col);
       if (row < params.rows) {
-        const int token = row / params.group;
-        const int head = work.head_kv * params.group + row % params.group;
+        int token, head_in_group;
+        params.token_and_head(row, token, head_in_group);
+        const int head = work.head_kv * params.group + head_in_group;
         copy_chunk_async(dst, q + work.batch * p.q_strides.batch + token * p.q_strides.row +
                                   head * p.q_strides.head + col);
       } else {
@@ -252,7 +253,7 @@ struct DecodeMainloopSm80 {
     Tensor tScS_rc = make_tensor(tScS.data(), acc_rowcol_layout(tScS.layout()));  // (2, 4)
     Tensor acc_o_rc = acc_rowcol(acc_o);                                          // (2, HEAD_DIM / 4)
     const PackedRowMask<2> mask(
-        tScS_rc, work.row0, params.rows, params.group, work.head_kv * params.group, range,
+        tScS_rc, work.row0, params.rows, params.group_divmod, work.head_kv * params.group, range,
         params.fwd.has_alibi ? p.alibi_slopes + work.batch * p.alibi_batch_stride : nullptr);
 
     // Q's loads were issued by the kernel (load_q) before it read the sequence length: they join the first

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include <cutlass/fast_math.h>
 #include <cute/tensor.hpp>
 
 #include "cuda/common/fwd_kernel_params.hpp"
@@ -20,17 +21,19 @@ class PackedRowMask {
   /// tile's first packed row is `row0`; rows at or past `rows` are padding (clamped to the last row, their
   /// results are never stored). `slopes` holds the sequence's ALiBi slopes by query head (null: off).
   template <class Coords>
-  __device__ __forceinline__ PackedRowMask(const Coords& coords, int row0, int rows, int group, int head0,
-                                           const KeyRange& range, const float* slopes) {
+  __device__ __forceinline__ PackedRowMask(const Coords& coords, int row0, int rows,
+                                           const cutlass::FastDivmod& group, int head0, const KeyRange& range,
+                                           const float* slopes) {
     using namespace cute;
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
       const int row = min(row0 + get<0>(coords(r, 0)), rows - 1);
-      const int token = row / group;
+      int token, head_in_group;
+      group(token, head_in_group, row);
       begin_[r] = range.key_begin(token);
       end_[r] = range.key_end(token);
       diagonal_[r] = static_cast<int>(range.diagonal(token));
-      slope_log2_[r] = slopes != nullptr ? slopes[head0 + row % group] * kLog2e : 0.0f;
+      slope_log2_[r] = slopes != nullptr ? slopes[head0 + head_in_group] * kLog2e : 0.0f;
     }
   }
 

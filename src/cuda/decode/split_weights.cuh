@@ -1,0 +1,31 @@
+// flashattn — the split combine's weight arithmetic, shared by its two paths: the combine kernel
+// (combine_decode.cuh) and the decode kernel's thread-block cluster (cluster_combine_decode.cuh). Which
+// path a call takes depends on the whole grid (its clusters must all be resident), and a sequence's result
+// must not depend on its batch neighbours, so both compute every weight, sum and lse with these same
+// operations in split order and agree bit for bit.
+#pragma once
+
+#include <cmath>
+
+namespace flashattn::cuda::decode {
+
+/// exp(lse - max_lse), a split's weight before normalisation; 0 for a split that kept no key (lse = -inf),
+/// also when no split did (max_lse = -inf).
+__device__ __forceinline__ float split_scale(float lse, float max_lse) {
+  return lse == -INFINITY ? 0.0f : expf(lse - max_lse);
+}
+
+/// sum + split_scale(lse, max_lse), rounded as an addition of its own: never contracted into an FMA with
+/// the exponential's last multiply, whichever way the surrounding code is compiled.
+__device__ __forceinline__ float add_split_scale(float sum, float lse, float max_lse) {
+  return __fadd_rn(sum, split_scale(lse, max_lse));
+}
+
+/// 1 / sum of the scales, or 0 when no split kept a key (then out = 0 and lse = -inf, as for a row with
+/// no key in one pass).
+__device__ __forceinline__ float split_inverse(float sum) { return sum > 0.0f ? 1.0f / sum : 0.0f; }
+__device__ __forceinline__ float split_lse(float sum, float max_lse) {
+  return sum > 0.0f ? max_lse + logf(sum) : -INFINITY;
+}
+
+}  // namespace flashattn::cuda::decode
