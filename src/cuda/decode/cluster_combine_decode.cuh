@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cmath>
+#include <utility>
 
 #include <cute/tensor.hpp>
 
@@ -31,7 +32,10 @@ template <class Element, int kHeadDim>
 struct DecodeClusterCombine {
   using Layouts = DecodeLayouts<Element, kHeadDim>;
   using Output = DecodeOutput<Element, kHeadDim>;
-  static_assert(Layouts::kBlockM <= Layouts::kThreads, "one thread per row computes the row's split weights");
+  static_assert(kMaxClusterSplits <= kSplitLanes, "a row's splits fit the lanes of a half-warp");
+  /// 8-column chunks of the block one thread combines at most (a cluster has at least 2 CTAs).
+  static constexpr int kMaxChunks =
+      (Layouts::kBlockM * Output::kChunksPerRow + 2 * Layouts::kThreads - 1) / (2 * Layouts::kThreads);
 
   /// Call from every thread of every CTA of the cluster once the CTA's merged O is in merge.o[0] (rows of
   /// the block, kMergeRowStride apart) and its lse in merge.merged_lse. The cluster is the call's
@@ -49,61 +53,69 @@ struct DecodeClusterCombine {
     cluster.sync();  // every split's merged state is written and visible to the cluster
     const int valid_rows = min(Layouts::kBlockM, params.rows - row0);  // >= 1: the launch has no empty block
 
-    // This code runs once per CTA, cold in the instruction cache, so its length is most of its cost: the
-    // loops over splits stay rolled (unrolled over kMaxClusterSplits, the weights took ~30% of B 1 L 1k's
-    // time, docs/PERF.md), and the remote loads are spread over the threads instead. First each split's lse
-    // of every valid row, one remote load per thread, into this CTA's split_weight[split][row].
-    for (int i = tid; i < splits * Layouts::kBlockM; i += Layouts::kThreads) {
-      const int s = i / Layouts::kBlockM;
-      const int r = i % Layouts::kBlockM;
-      if (r < valid_rows) merge.split_weight[s][r] = *cluster.map_shared_rank(&merge.merged_lse[r], s);
-    }
-    __syncthreads();
-    // Then one thread per valid row turns its row's lses into weights in place (split_weights.cuh).
-    if (tid < valid_rows) {
-      float max_lse = -INFINITY;
-#pragma unroll 1
-      for (int s = 0; s < splits; ++s) max_lse = fmaxf(max_lse, merge.split_weight[s][tid]);
-      float sum = 0.0f;
-#pragma unroll 1
-      for (int s = 0; s < splits; ++s) sum = add_split_scale(sum, merge.split_weight[s][tid], max_lse);
-      const float inverse = split_inverse(sum);
-#pragma unroll 1
-      for (int s = 0; s < splits; ++s)
-        merge.split_weight[s][tid] = split_scale(merge.split_weight[s][tid], max_lse) * inverse;
-      merge.combined_lse[tid] = split_lse(sum, max_lse);
+    // Each row's split weights, on a half-warp (split s on lane s, split_weights.cuh): one remote load per
+    // lane, no serial loop. This code runs once per CTA, cold in the instruction cache, and the other warps
+    // wait for it, so its length and latency are its cost (16 unrolled threads took ~30% of B 1 L 1k's time,
+    // docs/PERF.md). Warp w takes the row pairs w, w + kWarps, ...; a lane past the valid rows computes
+    // alongside (the shuffles need the whole warp) but writes nothing.
+    const int warp = tid / 32;
+    const int lane = tid % 32;
+    const int slot = lane % kSplitLanes;
+    for (int pair = warp; 2 * pair < valid_rows; pair += Layouts::kWarps) {
+      const int r = 2 * pair + lane / kSplitLanes;
+      const float lse = slot < splits ? *cluster.map_shared_rank(&merge.merged_lse[r], slot) : -INFINITY;
+      const float max_lse = half_warp_max(lse);
+      const float sum = half_warp_sum(add_split_scale(0.0f, lse, max_lse));
+      if (r < valid_rows) {
+        if (slot < splits) merge.split_weight[slot][r] = split_scale(lse, max_lse) * split_inverse(sum);
+        if (slot == 0) merge.combined_lse[r] = split_lse(sum, max_lse);
+      }
     }
     __syncthreads();
 
     // The valid rows' 8-column chunks, dealt round-robin over the cluster (chunk c to rank c % splits), so
     // that every CTA combines a share even when the block has few valid rows (GQA 4, one token: 4 rows).
+    // With splits >= 2 a thread has at most kMaxChunks of them; they wait in registers while the CTA tells
+    // the cluster it is done reading (a release arrive: its remote loads are complete), so the stores to
+    // global memory overlap the wait for the other CTAs instead of delaying it.
     const int chunks = valid_rows * Output::kChunksPerRow;
-    for (int chunk = tid * splits + rank; chunk < chunks; chunk += Layouts::kThreads * splits) {
+    float o[kMaxChunks][8];
+    CUTE_UNROLL
+    for (int i = 0; i < kMaxChunks; ++i) {
+      const int chunk = (tid + i * Layouts::kThreads) * splits + rank;
+      if (chunk >= chunks) break;
       const int r = chunk / Output::kChunksPerRow;
       const int col = chunk % Output::kChunksPerRow * 8;
-      float o[8];
       CUTE_UNROLL
-      for (int j = 0; j < 8; ++j) o[j] = 0.0f;
+      for (int j = 0; j < 8; ++j) o[i][j] = 0.0f;
       for (int s = 0; s < splits; ++s) {
         const float weight = merge.split_weight[s][r];
         const float4* src = reinterpret_cast<const float4*>(cluster.map_shared_rank(&merge.o[0][r][col], s));
         const float4 lo = src[0];
         const float4 hi = src[1];
-        o[0] += weight * lo.x;
-        o[1] += weight * lo.y;
-        o[2] += weight * lo.z;
-        o[3] += weight * lo.w;
-        o[4] += weight * hi.x;
-        o[5] += weight * hi.y;
-        o[6] += weight * hi.z;
-        o[7] += weight * hi.w;
+        o[i][0] += weight * lo.x;
+        o[i][1] += weight * lo.y;
+        o[i][2] += weight * lo.z;
+        o[i][3] += weight * lo.w;
+        o[i][4] += weight * hi.x;
+        o[i][5] += weight * hi.y;
+        o[i][6] += weight * hi.z;
+        o[i][7] += weight * hi.w;
       }
-      Output::store_chunk(params, batch, head_kv, row0 + r, col, o);
+    }
+    auto done_reading = cluster.barrier_arrive();
+    CUTE_UNROLL
+    for (int i = 0; i < kMaxChunks; ++i) {
+      const int chunk = (tid + i * Layouts::kThreads) * splits + rank;
+      if (chunk >= chunks) break;
+      Output::store_chunk(params, batch, head_kv, row0 + chunk / Output::kChunksPerRow,
+                          chunk % Output::kChunksPerRow * 8, o[i]);
     }
     if (rank == 0 && tid < valid_rows) {
       Output::store_lse(params, batch, head_kv, row0 + tid, merge.combined_lse[tid]);
     }
-    cluster.sync();  // the other CTAs are done reading this one's shared memory
+    // The other CTAs are done reading this one's shared memory (merge.combined_lse above is its own).
+    cluster.barrier_wait(std::move(done_reading));
 #else
     // Unreachable: the launcher takes the cluster path only for a kernel compiled for compute_90 or newer
     // (kernel_ptx_version). Should that ever fail, stop loudly rather than leave out unwritten.

@@ -1,8 +1,7 @@
 // flashattn — the split combine: each query row's num_splits partial states (normalised O in fp32 and its
 // lse) merged with the log-sum-exp merge of epilogue_decode_sm80.cuh, in split order (deterministic), and
-// written to out in the dtype and to lse. One warp per row: the lanes find the largest lse together, each
-// sums the splits' weights in split order, then each lane accumulates its 4-column groups of O over the
-// splits.
+// written to out in the dtype and to lse. One warp per row: the lanes find the largest lse and the weights'
+// sum together (split_weights.cuh), then each lane accumulates its 4-column groups of O over the splits.
 #pragma once
 
 #include <cmath>
@@ -34,14 +33,17 @@ __global__ void __launch_bounds__(kWarps * 32)
   const int splits = params.num_splits;
   const float* lse_partial = params.lse_partial + row;  // split s at lse_partial[s * partial_rows]
 
+  // The row's lse, max and weight sum in split_weights.cuh's order: split s on lane s % 16 (both halves of
+  // the warp compute the same), as the cluster combine computes them.
+  const int slot = lane % kSplitLanes;
   float max_lse = -INFINITY;
-  for (int s = lane; s < splits; s += 32) max_lse = fmaxf(max_lse, lse_partial[s * params.partial_rows]);
-  for (int offset = 16; offset > 0; offset /= 2)
-    max_lse = fmaxf(max_lse, __shfl_xor_sync(0xffffffffu, max_lse, offset));
-  // The sum of weights in split order by every lane alike (broadcast loads), as the cluster combine sums
-  // them (split_weights.cuh).
+  for (int s = slot; s < splits; s += kSplitLanes)
+    max_lse = fmaxf(max_lse, lse_partial[s * params.partial_rows]);
+  max_lse = half_warp_max(max_lse);
   float sum = 0.0f;
-  for (int s = 0; s < splits; ++s) sum = add_split_scale(sum, lse_partial[s * params.partial_rows], max_lse);
+  for (int s = slot; s < splits; s += kSplitLanes)
+    sum = add_split_scale(sum, lse_partial[s * params.partial_rows], max_lse);
+  sum = half_warp_sum(sum);
   const float inverse = split_inverse(sum);
 
   float4 acc[kGroupsPerLane];

@@ -55,23 +55,9 @@ struct DecodeEpilogueSm80 {
     }
     __syncthreads();
 
-    if (tid < kBlockM) {
-      float max_lse = -INFINITY;
-      CUTE_UNROLL
-      for (int w = 0; w < kWarps; ++w) max_lse = fmaxf(max_lse, merge.lse[w][tid]);
-      float sum = 0.0f;
-      float weight[kWarps];
-      CUTE_UNROLL
-      for (int w = 0; w < kWarps; ++w) {
-        weight[w] = max_lse == -INFINITY ? 0.0f : expf(merge.lse[w][tid] - max_lse);
-        sum += weight[w];
-      }
-      CUTE_UNROLL
-      for (int w = 0; w < kWarps; ++w) merge.weight[w][tid] = sum > 0.0f ? weight[w] / sum : 0.0f;
-      merge.merged_lse[tid] = sum > 0.0f ? max_lse + logf(sum) : -INFINITY;
-    }
-    __syncthreads();
-
+    // Each thread weighs the warps' states of its chunk's row itself (4 broadcast loads and exponentials)
+    // rather than waiting at one more barrier for 16 threads to do it: this code runs once per CTA, cold in
+    // the instruction cache, where a serial phase costs every warp its latency.
     const bool direct = params.num_splits == 1;
     const bool cluster = params.cluster_combine;
     for (int chunk = tid; chunk < kBlockM * kChunksPerRow; chunk += kThreads) {
@@ -79,22 +65,37 @@ struct DecodeEpilogueSm80 {
       const int col = chunk % kChunksPerRow * 8;
       const int row = row0 + r;
       if (row >= params.rows) continue;
+      float max_lse = -INFINITY;
+      CUTE_UNROLL
+      for (int w = 0; w < kWarps; ++w) max_lse = fmaxf(max_lse, merge.lse[w][r]);
+      float weight[kWarps];
+      float sum = 0.0f;
+      CUTE_UNROLL
+      for (int w = 0; w < kWarps; ++w) {
+        weight[w] = max_lse == -INFINITY ? 0.0f : expf(merge.lse[w][r] - max_lse);
+        sum += weight[w];
+      }
+      const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+      CUTE_UNROLL
+      for (int w = 0; w < kWarps; ++w) weight[w] *= inverse;
       float o[8];
       CUTE_UNROLL
       for (int j = 0; j < 8; ++j) o[j] = 0.0f;
       CUTE_UNROLL
       for (int w = 0; w < kWarps; ++w) {
-        const float weight = merge.weight[w][r];
         CUTE_UNROLL
-        for (int j = 0; j < 8; ++j) o[j] += weight * merge.o[w][r][col + j];
+        for (int j = 0; j < 8; ++j) o[j] += weight[w] * merge.o[w][r][col + j];
       }
+      const float lse_row = sum > 0.0f ? max_lse + logf(sum) : -INFINITY;
       if (cluster) {  // in place: this thread alone reads and writes these 8 values of warp 0's row
         CUTE_UNROLL
         for (int j = 0; j < 8; ++j) merge.o[0][r][col + j] = o[j];
+        if (col == 0) merge.merged_lse[r] = lse_row;
         continue;
       }
       if (direct) {
         Output::store_chunk(params, batch, head_kv, row, col, o);
+        if (col == 0) Output::store_lse(params, batch, head_kv, row, lse_row);
       } else {
         int token, head_in_group;
         params.token_and_head(row, token, head_in_group);
@@ -103,24 +104,10 @@ struct DecodeEpilogueSm80 {
         float4* dst = reinterpret_cast<float4*>(params.o_partial + index * kHeadDim + col);
         dst[0] = make_float4(o[0], o[1], o[2], o[3]);
         dst[1] = make_float4(o[4], o[5], o[6], o[7]);
+        if (col == 0) params.lse_partial[index] = lse_row;
       }
     }
-    if (cluster) {
-      DecodeClusterCombine<Element, kHeadDim>::run(params, smem, batch, head_kv, row0);
-      return;
-    }
-    if (tid < kBlockM && row0 + tid < params.rows) {
-      const int row = row0 + tid;
-      if (direct) {
-        Output::store_lse(params, batch, head_kv, row, merge.merged_lse[tid]);
-      } else {
-        int token, head_in_group;
-        params.token_and_head(row, token, head_in_group);
-        const int head = head_kv * params.group + head_in_group;
-        params.lse_partial[split * params.partial_rows + partial_row(params, batch, head, token)] =
-            merge.merged_lse[tid];
-      }
-    }
+    if (cluster) DecodeClusterCombine<Element, kHeadDim>::run(params, smem, batch, head_kv, row0);
   }
 
   /// Index of query row (batch, head, token) among the B * H * Sq rows of a split's partials.

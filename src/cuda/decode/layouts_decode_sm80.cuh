@@ -69,7 +69,6 @@ struct DecodeLayouts {
     struct {
       float o[kWarps][kBlockM][kMergeRowStride];  // each warp's normalised O
       float lse[kWarps][kBlockM];                 // each warp's lse (natural log)
-      float weight[kWarps][kBlockM];              // exp(lse_w - lse) of the merged state
       float merged_lse[kBlockM];
       float split_weight[kMaxClusterSplits][kBlockM];  // cluster combine: each split's weight per row
       float combined_lse[kBlockM];                     // cluster combine: the row's lse over the splits

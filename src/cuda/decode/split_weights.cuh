@@ -2,12 +2,19 @@
 // (combine_decode.cuh) and the decode kernel's thread-block cluster (cluster_combine_decode.cuh). Which
 // path a call takes depends on the whole grid (its clusters must all be resident), and a sequence's result
 // must not depend on its batch neighbours, so both compute every weight, sum and lse with these same
-// operations in split order and agree bit for bit.
+// operations in the same order and agree bit for bit.
+//
+// The order: a row's splits are dealt to the 16 lanes of a half-warp (split s to lane s % 16), each lane
+// folds its splits in split order, and the lanes' partial sums meet in an xor butterfly (offsets 8, 4, 2,
+// 1). Every step adds the same two values on both partners (a + b = b + a exactly), so all 16 lanes end
+// with the same bits, and with at most 16 splits (the cluster's limit) no lane does more than one step.
 #pragma once
 
 #include <cmath>
 
 namespace flashattn::cuda::decode {
+
+inline constexpr int kSplitLanes = 16;  ///< Lanes of the half-warp that holds one row's splits.
 
 /// exp(lse - max_lse), a split's weight before normalisation; 0 for a split that kept no key (lse = -inf),
 /// also when no split did (max_lse = -inf).
@@ -19,6 +26,21 @@ __device__ __forceinline__ float split_scale(float lse, float max_lse) {
 /// the exponential's last multiply, whichever way the surrounding code is compiled.
 __device__ __forceinline__ float add_split_scale(float sum, float lse, float max_lse) {
   return __fadd_rn(sum, split_scale(lse, max_lse));
+}
+
+/// The largest of the half-warp's 16 values, on every lane (all 32 lanes of the warp must call it).
+__device__ __forceinline__ float half_warp_max(float value) {
+  for (int offset = kSplitLanes / 2; offset > 0; offset /= 2)
+    value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  return value;
+}
+
+/// The half-warp's 16 partial sums added in the butterfly order, the same bits on every lane (all 32 lanes
+/// of the warp must call it).
+__device__ __forceinline__ float half_warp_sum(float value) {
+  for (int offset = kSplitLanes / 2; offset > 0; offset /= 2)
+    value = __fadd_rn(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  return value;
 }
 
 /// 1 / sum of the scales, or 0 when no split kept a key (then out = 0 and lse = -inf, as for a row with
