@@ -26,9 +26,11 @@ int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, in
   constexpr double kSplitCost = 0.3;
   const std::int64_t sms = std::max(num_sms, 1);
   const std::int64_t slots_per_sm = std::max(ctas_per_sm, 1);
-  // A call whose CTAs fill 80% of the slots already gains only a better balanced tail from splitting: a
-  // few per cent in the model, within the noise where it was measured (B 32 L 64k: 1%).
-  if (ctas_per_split <= 0 || 5 * ctas_per_split >= 4 * sms * slots_per_sm) return 1;
+  // A call with one CTA on 80% of the SMs is not split: the model's second CTA per SM (kSharedTileCost)
+  // does not pay there. One CTA per SM already reads the cache at HBM's rate when it is long (H200, B 16:
+  // L 32k 4.44 TB/s, L 128k 4.54), and when it is short the split's combine costs more than the second
+  // CTA gains (B 16 L 1k: 27.5 us unsplit against 29.5 in two); session 21's sweep, docs/PERF.md.
+  if (ctas_per_split <= 0 || 5 * ctas_per_split >= 4 * sms) return 1;
   const std::int64_t tiles =
       (std::max<std::int64_t>(capacity, 0) + kDecodeKeysPerTile - 1) / kDecodeKeysPerTile;
   const int max_splits =
