@@ -19,18 +19,22 @@ std::size_t align_up(std::size_t bytes) {
 }  // namespace
 
 int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, int num_sms, int ctas_per_sm,
-                          int head_dim) {
+                          int head_dim, bool paged) {
   // The model's constants (kvcache_plan.hpp), in units of one D = 128 tile streamed by a CTA alone.
   constexpr double kSharedTileCost = 0.7;
   constexpr double kWaveCost = 6.0;
   constexpr double kSplitCost = 0.3;
   const std::int64_t sms = std::max(num_sms, 1);
   const std::int64_t slots_per_sm = std::max(ctas_per_sm, 1);
-  // A call with one CTA on 80% of the SMs is not split: the model's second CTA per SM (kSharedTileCost)
-  // does not pay there. One CTA per SM already reads the cache at HBM's rate when it is long (H200, B 16:
-  // L 32k 4.44 TB/s, L 128k 4.54), and when it is short the split's combine costs more than the second
-  // CTA gains (B 16 L 1k: 27.5 us unsplit against 29.5 in two); session 21's sweep, docs/PERF.md.
-  if (ctas_per_split <= 0 || 5 * ctas_per_split >= 4 * sms) return 1;
+  // A dense cache's call with one CTA on 80% of the SMs is not split: the model's second CTA per SM
+  // (kSharedTileCost) does not pay there. One CTA per SM already reads the cache at HBM's rate when it is
+  // long (H200, B 16: L 32k 4.44 TB/s, L 128k 4.54), and when it is short the split's combine costs more
+  // than the second CTA gains (B 16 L 1k: 27.5 us unsplit against 29.5 in two); session 21's sweep,
+  // docs/PERF.md. A paged cache's copies each wait for a page-table load, so one CTA per SM keeps too few
+  // bytes in flight (B 16, page size 16, L 8k-128k: 3-7% slower unsplit than in two splits, session 21):
+  // its calls are left unsplit only when they fill 80% of the CTA slots.
+  if (ctas_per_split <= 0) return 1;
+  if (5 * ctas_per_split >= 4 * sms * (paged ? slots_per_sm : 1)) return 1;
   const std::int64_t tiles =
       (std::max<std::int64_t>(capacity, 0) + kDecodeKeysPerTile - 1) / kDecodeKeysPerTile;
   const int max_splits =
@@ -66,7 +70,8 @@ KVCachePlan plan_kvcache(const KVCacheParams& params, int num_sms) {
   plan.num_splits = params.num_splits > 0
                         ? params.num_splits
                         : choose_kvcache_splits(ctas_per_split, params.max_seqlen_k, num_sms,
-                                                decode_ctas_per_sm(params.head_dim), params.head_dim);
+                                                decode_ctas_per_sm(params.head_dim), params.head_dim,
+                                                params.page_table != nullptr);
   const std::size_t element = params.dtype == DType::fp32 ? 4 : 2;
   const std::size_t query_rows = static_cast<std::size_t>(params.batch) * params.seqlen_q_new * params.heads;
   std::size_t bytes = 0;

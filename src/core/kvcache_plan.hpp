@@ -42,15 +42,16 @@ constexpr int decode_ctas_per_sm(int head_dim) { return head_dim <= 192 ? 2 : 1;
 /// a split's share of the combine. Fitted on an H200 (session 10, bench/decode_splits.py, D = 128, Hk = 8,
 /// B 1-32 x L 1k-64k x 12 split counts; docs/PERF.md): the model's choice runs within 1% of the best
 /// measured count on geometric mean (at most 6.7% off, B 16 L 1k), the previous wave-efficiency rule 4%.
-/// A call whose one-split CTAs cover 80% of the SMs is not split (session 21's sweep, after the cluster
-/// combine got cheaper: B 16 x L 1k-128k ran fastest unsplit, up to 7% ahead of the model's 2 splits;
-/// with the rule the model's choices run within 0.6% of the best of 13 counts on geometric mean over
-/// B 1-64 x L 1k-128k, at most 2.5% off). A function of the shapes only (never of cache_seqlens), so the
-/// same launch serves any lengths.
+/// A dense cache's call whose one-split CTAs cover 80% of the SMs is not split (session 21's sweep, after
+/// the cluster combine got cheaper: B 16 x L 1k-128k ran fastest unsplit, up to 7% ahead of the model's 2
+/// splits; with the rule the model's choices run within 0.6% of the best of 13 counts on geometric mean
+/// over B 1-64 x L 1k-128k, at most 2.5% off); a paged cache's (`paged`), one whose CTAs fill 80% of the
+/// CTA slots (unsplit at B 16 it read 3-7% slower). A function of the shapes only (never of
+/// cache_seqlens), so the same launch serves any lengths.
 /// Not modelled: L2 residency of small caches (H200: 60 MB L2). Not measured: head dims other than 128
 /// (the tile cost scales with D by assumption).
 int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, int num_sms, int ctas_per_sm,
-                          int head_dim);
+                          int head_dim, bool paged = false);
 
 /// Whether the num_splits CTAs of each of `work_items` (batch, kv head, row block) combine inside one
 /// thread-block cluster (sm90: no partials, no combine kernel) rather than through the combine kernel:
