@@ -48,8 +48,8 @@ __global__ void __launch_bounds__(kWarps * 32)
 
   float4 acc[kGroupsPerLane];
   for (int g = 0; g < kGroupsPerLane; ++g) acc[g] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    // No branch in the body, so the unrolled iterations' loads are all in flight together instead of one L2
-    // round trip per split. An empty split's O is 0 (finite) and weighs 0.
+  // No branch in the body, so the unrolled iterations' loads are all in flight together instead of one L2
+  // round trip per split. An empty split's O is 0 (finite) and weighs 0.
 #pragma unroll 4
   for (int s = 0; s < splits; ++s) {
     const float lse = lse_partial[s * params.partial_rows];

@@ -7,7 +7,7 @@
 // The order: a row's splits are dealt to the 16 lanes of a half-warp (split s to lane s % 16), each lane
 // folds its splits in split order, and the lanes' partial sums meet in an xor butterfly (offsets 8, 4, 2,
 // 1). Every step adds the same two values on both partners (a + b = b + a exactly), so all 16 lanes end
-// with the same bits, and with at most 16 splits (the cluster's limit) no lane does more than one step.
+// with the same bits; with at most 16 splits (the cluster's limit) no lane folds more than one split.
 #pragma once
 
 #include <cmath>
