@@ -19,7 +19,6 @@ struct DecodeKernelParams {
   int group = 1;        ///< H / Hk.
   int seqlen_q = 0;     ///< Sq: new tokens per sequence.
   int rows = 0;         ///< Sq * group: packed rows per (batch, kv head).
-  int row_blocks = 0;   ///< ceil(rows / 16).
   int num_splits = 1;
   /// With num_splits > 1: per split s and query row index i = (b * H + h) * Sq + t, the split's lse at
   /// lse_partial[s * partial_rows + i] and O (normalised, Dv floats) at o_partial[(s * partial_rows + i) *
@@ -34,8 +33,9 @@ struct DecodeKernelParams {
   /// Divides key rows by fwd.problem.page_size with a multiply and a shift (the multiplier computed on the
   /// host: a 32-bit divide would cost every 16-byte copy of a paged cache some 25 instructions).
   cutlass::FastDivmod page_divmod;
-  /// Divide by group, num_splits, row_blocks and Hk the same way: the kernel's index arithmetic runs once
-  /// per CTA, cold in the instruction cache, where a 32-bit divide is some 20 instructions fetched from L2.
+  /// Divide by group, num_splits, the row-block count ceil(rows / 16) (needed only as a divisor) and Hk the
+  /// same way: the kernel's index arithmetic runs once per CTA, cold in the instruction cache, where a
+  /// 32-bit divide is some 20 instructions fetched from L2.
   cutlass::FastDivmod group_divmod;
   cutlass::FastDivmod splits_divmod;
   cutlass::FastDivmod row_blocks_divmod;

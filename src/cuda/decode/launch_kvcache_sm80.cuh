@@ -110,14 +110,13 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   decode.group = params.heads / params.heads_kv;
   decode.seqlen_q = params.seqlen_q_new;
   decode.rows = params.seqlen_q_new * decode.group;
-  decode.row_blocks = plan.row_blocks;
   decode.num_splits = plan.num_splits;
   decode.partial_rows = std::int64_t{params.batch} * params.heads * params.seqlen_q_new;
   decode.cluster_combine = cluster;
   if (params.page_table != nullptr) decode.page_divmod = cutlass::FastDivmod(params.page_size);
   decode.group_divmod = cutlass::FastDivmod(decode.group);
   decode.splits_divmod = cutlass::FastDivmod(decode.num_splits);
-  decode.row_blocks_divmod = cutlass::FastDivmod(decode.row_blocks);
+  decode.row_blocks_divmod = cutlass::FastDivmod(plan.row_blocks);
   decode.heads_kv_divmod = cutlass::FastDivmod(params.heads_kv);
   if (plan.num_splits > 1 && !cluster) {
     decode.lse_partial = reinterpret_cast<float*>(workspace.at(plan.lse_partial_offset));
