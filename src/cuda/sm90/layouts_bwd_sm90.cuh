@@ -117,6 +117,8 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   using Common = BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
                                       bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages>;
   static constexpr bool kSplitHeadDim = false;
+  /// dQ leaves through the staging buffer and the dQ writer's TMA reduce-add.
+  static constexpr bool kDqStaged = true;
   static constexpr int kBlockM = Common::kBlockM;
   static constexpr int kBlockN = Common::kBlockN;
   static constexpr int kConsumerWarpGroups = Common::kConsumerWarpGroups;

@@ -1,25 +1,27 @@
 // flashattn — the consumers of the Hopper backward when the two warpgroups split the head dim (D = 256;
-// layouts_bwd_sm90_split_head_dim.cuh has the products). Per step of BLOCK_M = 32 query rows:
-//   warpgroup 0: Sᵀ = K·Qᵀ, t = the forward's log2-domain score (mask, ALiBi, softcap), Pᵀ = exp2(t − lse)
-//                into shared memory twice: in the element type for dV, and in fp32 (times 1 − tanh² with
-//                softcap) for warpgroup 1;
-//   warpgroup 1: dPᵀ = V·dOᵀ (under warpgroup 0's Sᵀ), then, once P is there, dSᵀ = P ∘ (dPᵀ − D) into
-//                shared memory;
-//   both:        dV[:, h] += Pᵀ·dO[:, h] (issued as soon as P is in shared memory, it runs under the dS
-//                arithmetic), then dQᵀ[h, :] = K[:, h]ᵀ·dSᵀ and dK[:, h] += dSᵀ·Q[:, h] for the warpgroup's
-//                head-dim columns h, and dQᵀ is staged (transposed) for the dQ writer as with the keys split
-//                while dK still runs.
-// Two all-consumer barriers a step: kPReady (P published; warpgroup 1's dPᵀ has landed by then too) and
-// kdSReady (dS and the next step's lse / D published).
+// layouts_bwd_sm90_split_head_dim.cuh has the products). Per step of BLOCK_M = 64 query rows, warpgroup w
+// (rows r_w = [32 w, 32 w + 32) of the step, head-dim columns h_w):
+//   Sᵀ[:, r_w] = K·Q[r_w]ᵀ and dPᵀ[:, r_w] = V·dO[r_w]ᵀ, issued together; P = exp2(t − lse) once Sᵀ has
+//   landed (t: the forward's log2-domain score with mask, ALiBi, softcap), Pᵀ into shared memory; then
+//   barrier kPReady (every row of Pᵀ is there) and dV[:, h_w] += Pᵀ·dO[:, h_w], which runs under
+//   dSᵀ = P ∘ (dPᵀ − D) [∘ (1 − tanh²) with softcap] into shared memory; barrier kdSReady; then
+//   dQ[:, h_w] = dS·K[:, h_w] and dK[:, h_w] += dSᵀ·Q[:, h_w]; dQ is added into the workspace's fp32
+//   accumulator by this warpgroup's threads (two adjacent columns a reduction) while dK still runs.
+// Both warpgroups run the softmax and dS phases at once, each on its own rows; nothing crosses between
+// them but Pᵀ and dSᵀ.
 //
-// Buffers: Pᵀ, the fp32 P and dSᵀ are double-buffered by step parity. Buffer s % 2 was last read in step
-// s − 2, by wgmmas each warpgroup waited for before leaving that step; its writer in step s has passed
-// step s − 1's kdSReady (warpgroup 0 writing P) or step s's kPReady (warpgroup 1 writing dS), where the
-// other warpgroup was already in step s − 1 or s, so done with step s − 2.
+// Buffers: Pᵀ and dSᵀ are double-buffered by step parity. Buffer s % 2 was last read in step s − 2, by
+// wgmmas each warpgroup waited for before leaving that step; its writers in step s have passed step
+// s − 1's kdSReady, which the other warpgroup reached only after leaving step s − 2.
+//
+// dQ with deterministic = true: consumer thread 0 waits for the CTA's turn at the query block (the key
+// blocks add in ascending order, see the main loop's header), an all-consumer barrier holds the others
+// until then, and after every thread's reductions (barrier) thread 0 fences them and passes the turn on.
 #pragma once
 
 #include <cmath>
 
+#include <cuda/atomic>
 #include <cute/tensor.hpp>
 
 #include "cuda/sm90/mainloop_bwd_sm90_tma_wgmma.cuh"
@@ -34,47 +36,47 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
   using namespace cute;
   const BwdKernelParams& base = params.base;
   const BackwardParams& p = base.problem;
+  const BwdWorkspace& ws = base.workspace;
   const int steps = work.steps();
   if (steps <= 0) return;
-  const int warp_group = thread / 128;  // 0: Sᵀ and P; 1: dPᵀ and dS
-  const int wg_thread = thread % 128;
-  constexpr int kHalf = Layouts::kHeadDimPerWarpGroup;
 
-  Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});    // (M, D, PIPE)
-  Tensor sQt = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQt{});  // (D, M, PIPE)
+  Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});      // (M, D, PIPE)
+  Tensor sdO = make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutQ{});  // (M, D, PIPE)
+  Tensor sQt = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQt{});    // (D, M, PIPE)
   Tensor sdOt =
       make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutQt{});         // (D, M, PIPE)
+  Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});     // (N, D)
+  Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutK{});     // (N, D)
   Tensor sKt = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutKt{});   // (D, N)
   Tensor sPt = make_tensor(make_smem_ptr(smem.pt.data()), typename Layouts::SmemLayoutPt{});  // (N, M, 2)
   Tensor sdSt = make_tensor(make_smem_ptr(smem.dst.data()), typename Layouts::SmemLayoutPt{});  // (N, M, 2)
   Tensor sdS = make_tensor(make_smem_ptr(smem.dst.data()), typename Layouts::SmemLayoutP{});    // (M, N, 2)
 
-  // Sᵀ (warpgroup 0) or dPᵀ (warpgroup 1): (N, M) from K / V (A) and Q / dO (B), same layouts, so one
-  // partition serves both with the warpgroup's own shared-memory bases.
+  // Sᵀ and dPᵀ: (N, M) from K / V (A) and Q / dO (B); this warpgroup's 32 query rows.
   typename Layouts::TiledMmaSdP mma_sdp;
-  auto thr_sdp = mma_sdp.get_thread_slice(wg_thread);
-  Tensor tSrA = thr_sdp.partition_fragment_A(
-      make_tensor(make_smem_ptr(warp_group == 0 ? smem.k.data() : smem.v.data()),
-                  typename Layouts::SmemLayoutK{}));  // (MMA, MMA_N, MMA_K) descriptors
-  Tensor tSrB = thr_sdp.partition_fragment_B(
-      make_tensor(make_smem_ptr(warp_group == 0 ? smem.q.data() : smem.dout.data()),
-                  typename Layouts::SmemLayoutQ{}));  // (MMA, MMA_M, MMA_K, PIPE)
-  Tensor tSrS = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});  // (MMA, 1, 1) fp32
-  Tensor scores = gmma_acc_rowcol(tSrS);  // (ROWS = keys, COLS = query rows): Sᵀ, or dPᵀ in warpgroup 1
+  auto thr_sdp = mma_sdp.get_thread_slice(thread);
+  Tensor tSrK = thr_sdp.partition_fragment_A(sK);    // (MMA, MMA_N, MMA_K) descriptors
+  Tensor tSrV = thr_sdp.partition_fragment_A(sV);    // (MMA, MMA_N, MMA_K)
+  Tensor tSrQ = thr_sdp.partition_fragment_B(sQ);    // (MMA, MMA_M, MMA_K, PIPE)
+  Tensor tSrdO = thr_sdp.partition_fragment_B(sdO);  // (MMA, MMA_M, MMA_K, PIPE)
+  Tensor tSrS = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});   // (MMA, 1, 1) fp32
+  Tensor tSrdP = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});  // (MMA, 1, 1) fp32
+  Tensor scores = gmma_acc_rowcol(tSrS);  // (ROWS = keys, COLS = query rows)
+  Tensor dps = gmma_acc_rowcol(tSrdP);
+  // (key, query row) within the tile of each score this thread holds, as a (rows, cols) view.
   Tensor tScS = thr_sdp.partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{}));
   Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));
   constexpr int kRows = decltype(size<0>(tScS_rc))::value;
   constexpr int kCols = decltype(size<1>(tScS_rc))::value;
-  static_assert(kRows * kCols == Layouts::kScoresPerThread);
   // Pᵀ or dSᵀ registers -> shared memory.
   Tensor rPdS = make_fragment_like<Element>(tSrS);
   auto copy_pds = make_tiled_copy_C(typename Layouts::SmemCopyAtomPdS{}, mma_sdp);
-  auto thr_copy_pds = copy_pds.get_slice(wg_thread);
+  auto thr_copy_pds = copy_pds.get_slice(thread);
   Tensor tPrPdS = thr_copy_pds.retile_S(rPdS);
   Tensor tPsPt = thr_copy_pds.partition_D(sPt);    // (CPY, CPY_N, CPY_M, 2)
   Tensor tPsdSt = thr_copy_pds.partition_D(sdSt);  // (CPY, CPY_N, CPY_M, 2)
 
-  // dV and dK: (N, D) over both warpgroups, each its half of the head dim, from Pᵀ / dSᵀ (A) and dOᵀ / Qᵀ.
+  // dV and dK: (N, D), this warpgroup's half of the head dim, from Pᵀ / dSᵀ (A) and dOᵀ / Qᵀ (B).
   typename Layouts::TiledMmadKV mma_dkv;
   auto thr_dkv = mma_dkv.get_thread_slice(thread);
   Tensor tdVrPt = thr_dkv.partition_fragment_A(sPt);    // (MMA, MMA_N, MMA_K, 2)
@@ -82,20 +84,22 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
   Tensor tdVrdOt = thr_dkv.partition_fragment_B(sdOt);  // (MMA, MMA_D, MMA_K, PIPE)
   Tensor tdKrQt = thr_dkv.partition_fragment_B(sQt);    // (MMA, MMA_D, MMA_K, PIPE)
 
-  // dQᵀ: (D/2, M) of this warpgroup's columns, from Kᵀ (A) and dSᵀ read as (M, N) (B), staged transposed
-  // into the warpgroup's half of the dQ buffer.
-  typename Layouts::TiledMmadQt mma_dq;
-  auto thr_dq = mma_dq.get_thread_slice(wg_thread);
-  Tensor tdQrKt = thr_dq.partition_fragment_A(local_tile(
-      sKt, Shape<Int<kHalf>, Int<kBlockN>>{}, make_coord(warp_group, _0{})));        // (MMA, MMA_D, MMA_K)
-  Tensor tdQrdS = thr_dq.partition_fragment_B(sdS);                                  // (MMA, MMA_M, MMA_K, 2)
-  Tensor tdQrdQt = partition_fragment_C(mma_dq, Shape<Int<kHalf>, Int<kBlockM>>{});  // fp32
-  Tensor sdQt = make_tensor(
-      make_smem_ptr(smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
-      typename Layouts::SmemLayoutdQtWarpGroup{});  // (D/2, M)
-  auto copy_dq = make_tiled_copy_C(typename Layouts::SmemCopyAtomdQt{}, mma_dq);
-  auto thr_copy_dq = copy_dq.get_slice(wg_thread);
-  Tensor tdQsdQt = thr_copy_dq.partition_D(sdQt);
+  // dQ: (M, kDqSlice) slices of this warpgroup's half of the head dim, from dS (A) and Kᵀ (B).
+  constexpr int kDqSlice = Layouts::kDqSlice;
+  const int warp_group = thread / 128;
+  typename Layouts::TiledMmadQ mma_dq;
+  auto thr_dq = mma_dq.get_thread_slice(thread % 128);
+  Tensor tdQrdS = thr_dq.partition_fragment_A(sdS);  // (MMA, MMA_M, MMA_K, 2)
+  auto dq_slice_b = [&](int slice) {  // (MMA, 1, MMA_K) descriptors of slice `slice` of the half
+    return thr_dq.partition_fragment_B(local_tile(sKt, Shape<Int<kDqSlice>, Int<kBlockN>>{},
+                                                  make_coord(warp_group * Layouts::kDqSlices + slice, _0{})));
+  };
+  Tensor tdQrdQ = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kDqSlice>>{});  // fp32
+  Tensor tdQcdQ = thr_dq.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kDqSlice>>{}));
+  // (rows, cols) views: 2 rows 8 apart, each with pairs of adjacent columns (c, c + 1) for even c.
+  Tensor dq_rc = gmma_acc_rowcol(tdQrdQ);
+  Tensor cdq_rc = make_tensor(tdQcdQ.data(), gmma_acc_rowcol_layout(tdQcdQ.layout()));
+  const std::int64_t dq_row_stride = std::int64_t{p.heads} * p.head_dim;
 
   start_consuming(params, smem, work, thread);  // each step stages the next step's lse and D before kdSReady
 
@@ -108,83 +112,111 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     const float* lse_log2 = smem.lse_log2[buffer];  // by query row of the block
     const float* dsum = smem.dsum[buffer];
     auto row_of = [&](int c) { return get<1>(tScS_rc(0, c)); };  // query row (in the block) of column c
-    float* p_fp32 = &smem.p_fp32[buffer][0][wg_thread];          // value i at p_fp32[i * 128]
 
     pipeline.consumer_wait(read);
     const int stage = read.index();
     // The last query block of a varlen sequence: zero Q and dO past the sequence end.
     if (p.is_varlen() && row0 + kBlockM > work.seqlen_q) {
       Tensor sQ_stage = sQ(_, _, stage);
-      Tensor sdO_stage =
-          make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutQ{})(_, _, stage);
+      Tensor sdO_stage = sdO(_, _, stage);
       zero_rows(sQ_stage, work.seqlen_q - row0, thread);
       zero_rows(sdO_stage, work.seqlen_q - row0, thread);
       publish_shared_writes();
     }
-    gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrA, tSrB(_, _, _, stage), tSrS);
+    gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), tSrS);
+    gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage), tSrdP);
     const float next_stat = s + 1 < steps ? load_stat(params, work, next, thread) : 0.0f;
-    gmma_wait<0>(tSrS);
 
-    if (warp_group == 0) {
-      // P from Sᵀ; with softcap the fp32 copy for dS carries the chain rule's 1 − tanh².
-      if constexpr (kKind == StepKind::softcap) {
-        float chain[kRows][kCols];
-        CUTE_UNROLL
-        for (int r = 0; r < kRows; ++r) {
-          CUTE_UNROLL
-          for (int c = 0; c < kCols; ++c) {
-            const float th = softcap_tanh(scores(r, c) * base.softcap_pre);
-            chain[r][c] = 1.0f - th * th;
-            scores(r, c) = th * base.score_to_log2;
-          }
-        }
-        scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
-        CUTE_UNROLL
-        for (int r = 0; r < kRows; ++r) {
-          CUTE_UNROLL
-          for (int c = 0; c < kCols; ++c) p_fp32[(r * kCols + c) * 128] = scores(r, c) * chain[r][c];
-        }
-      } else {
-        scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
-        CUTE_UNROLL
-        for (int r = 0; r < kRows; ++r) {
-          CUTE_UNROLL
-          for (int c = 0; c < kCols; ++c) p_fp32[(r * kCols + c) * 128] = scores(r, c);
-        }
-      }
-      convert_fragment_into(tSrS, rPdS);
-      copy(copy_pds, tPrPdS, tPsPt(_, _, _, buffer));
-    }
-    publish_shared_writes(BwdBarrier::kPReady);  // Pᵀ (for the wgmmas) and the fp32 P (for warpgroup 1)
-    // dV[:, h] += Pᵀ·dO[:, h] runs while warpgroup 1 computes dS.
-    gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrPt(_, _, _, buffer), tdVrdOt(_, _, _, stage),
-                                            acc_dv);
-
-    if (warp_group == 1) {
+    if constexpr (kKind == StepKind::softcap) {
+      // dS = P ∘ (1 - tanh²) ∘ (dP - D): the factor is folded into dP - D as the scores are transformed.
+      gmma_wait<0>(tSrS, tSrdP);
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         CUTE_UNROLL
-        for (int c = 0; c < kCols; ++c)
-          scores(r, c) = p_fp32[(r * kCols + c) * 128] * (scores(r, c) - dsum[row_of(c)]);
+        for (int c = 0; c < kCols; ++c) {
+          const float th = softcap_tanh(scores(r, c) * base.softcap_pre);
+          dps(r, c) = (1.0f - th * th) * (dps(r, c) - dsum[row_of(c)]);
+          scores(r, c) = th * base.score_to_log2;
+        }
       }
-      convert_fragment_into(tSrS, rPdS);
-      copy(copy_pds, tPrPdS, tPsdSt(_, _, _, buffer));
+    } else {
+      gmma_wait<1>(tSrS);  // Sᵀ landed (wgmma groups complete in issue order); dPᵀ still runs
     }
-    if (s + 1 < steps) store_stat(smem, s + 1, thread, next_stat);
-    publish_shared_writes(BwdBarrier::kdSReady);  // dSᵀ of the block (and the next step's lse and D)
+    scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
+    convert_fragment_into(tSrS, rPdS);
+    copy(copy_pds, tPrPdS, tPsPt(_, _, _, buffer));
+    publish_shared_writes(BwdBarrier::kPReady);  // Pᵀ of all BLOCK_M rows
+    // dV[:, h] += Pᵀ·dO[:, h] runs while dS is computed.
+    gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrPt(_, _, _, buffer), tdVrdOt(_, _, _, stage),
+                                            acc_dv);
 
-    gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrKt, tdQrdS(_, _, _, buffer), tdQrdQt);
+    if constexpr (kKind == StepKind::softcap) {
+      CUTE_UNROLL
+      for (int i = 0; i < size(dps); ++i) dps(i) *= scores(i);
+    } else {
+      gmma_wait<1>(tSrdP);  // dPᵀ landed; dV still runs
+      CUTE_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        CUTE_UNROLL
+        for (int c = 0; c < kCols; ++c) dps(r, c) = scores(r, c) * (dps(r, c) - dsum[row_of(c)]);
+      }
+    }
+    convert_fragment_into(tSrdP, rPdS);
+    copy(copy_pds, tPrPdS, tPsdSt(_, _, _, buffer));
+    if (s + 1 < steps) store_stat(smem, s + 1, thread, next_stat);
+    publish_shared_writes(BwdBarrier::kdSReady);  // dSᵀ of all BLOCK_M rows (and the next step's lse and D)
+
+    // dQ slice 0, then dK, then the other slices: each slice's additions run under the next product.
+    // Rows past the sequence end belong to another sequence (or none): their dQ (zero) is not added.
+    float* dq = ws.dq_accum + ws.dq_index(p, ws.token(p, work.batch, row0), head) +
+                warp_group * Layouts::kHeadDimPerWarpGroup;
+    auto add_dq = [&](int slice) {
+      CUTE_UNROLL
+      for (int r = 0; r < size<0>(dq_rc); ++r) {
+        const int row = get<0>(cdq_rc(r, 0));
+        if (row0 + row < work.seqlen_q) {
+          float* out = dq + row * dq_row_stride + slice * kDqSlice + get<1>(cdq_rc(r, 0));
+          CUTE_UNROLL
+          for (int c = 0; c < size<1>(dq_rc); c += 2) {
+            // The column offset from the row's first value is a constant: only the thread's base varies.
+            red_add_f32x2(out + (get<1>(cdq_rc(r, c)) - get<1>(cdq_rc(r, 0))), dq_rc(r, c), dq_rc(r, c + 1));
+          }
+        }
+      }
+    };
+    gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, buffer), dq_slice_b(0), tdQrdQ);
     gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdSt(_, _, _, buffer), tdKrQt(_, _, _, stage),
                                             acc_dk);
-    gmma_wait<1>(tdQrdQt);  // dV and dQᵀ landed (groups complete in issue order); dK runs under the staging
-    // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
-    cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
-                                      static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
-    copy(copy_dq, thr_copy_dq.retile_S(tdQrdQt), tdQsdQt);  // transposed into (query row, head dim)
+    int* semaphore = nullptr;
+    if (p.deterministic) {
+      semaphore = ws.semaphore(p, work.batch, head, at.m_block);
+      if (thread == 0) {
+        const ::cuda::atomic_ref<int, ::cuda::thread_scope_device> turn(*semaphore);
+        const int mine = work.n_block - first_key_block(p, work, at.m_block);
+        while (turn.load(::cuda::memory_order_acquire) != mine) {
+        }
+      }
+      // The earlier key blocks' additions to this query block are visible.
+      cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
+    }
+    gmma_wait<1>(tdQrdQ);  // dV and dQ slice 0 landed (groups complete in issue order); dK still runs
+    add_dq(0);
+    CUTE_UNROLL
+    for (int slice = 1; slice < Layouts::kDqSlices; ++slice) {
+      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, buffer), dq_slice_b(slice), tdQrdQ);
+      gmma_wait<0>(tdQrdQ);
+      add_dq(slice);
+    }
+    if (p.deterministic) {
+      // Every thread's additions precede the release below.
+      cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
+      if (thread == 0) {
+        __threadfence();
+        ::cuda::atomic_ref<int, ::cuda::thread_scope_device>(*semaphore)
+            .fetch_add(1, ::cuda::memory_order_release);
+      }
+    }
     gmma_wait<0>(acc_dv, acc_dk);
-    // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
-    cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
-    dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
     pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
     ++read;
   };

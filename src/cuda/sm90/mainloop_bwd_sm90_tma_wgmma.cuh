@@ -16,10 +16,11 @@
 // shared memory (named barrier kDqFull + w), issues one TMA reduce-add of it into the accumulator (the
 // additions are atomic per element, in L2) and hands the buffer back once the TMA unit has read it
 // (kDqEmpty + w). The consumers thus never wait for global memory, and their stores to shared memory are
-// bank-conflict free (128-byte swizzle) where per-thread atomics were 8 bytes each.
+// bank-conflict free (128-byte swizzle) where per-thread atomics were 8 bytes each. (D = 256 has no room
+// for the staging buffer: its consumers add dQ themselves, see mainloop_bwd_sm90_split_head_dim.cuh.)
 //
 // Consumers, the keys split (D <= 128; with the head dim split, D = 256, see
-// mainloop_bwd_sm90_split_head_dim.cuh; the producer, the dQ writer and the helpers are shared). Two
+// mainloop_bwd_sm90_split_head_dim.cuh; the producer and the helpers are shared). Two
 // warpgroups, 64 keys each: Sᵀ and dPᵀ are issued together; the softmax recompute runs
 // while dPᵀ is still executing, and dV = Pᵀ·dO is issued as soon as P is in registers, so it runs under
 // the dS arithmetic. dSᵀ goes to a double-buffered shared tile, since dQ needs dS of all BLOCK_N keys
@@ -73,8 +74,8 @@ namespace flashattn::cuda::sm90 {
 
 /// Named barriers of the backward kernel (ids above CUTLASS's reserved ones): kConsumers joins every
 /// consumer thread; kDqFull + w and kDqEmpty + w join consumer warpgroup w and the dQ writer warp.
-/// With the head dim split, kPReady and kdSReady join every consumer thread: warpgroup 0's P, then warpgroup
-/// 1's dS, are in shared memory.
+/// With the head dim split, kPReady and kdSReady join every consumer thread: Pᵀ, then dSᵀ, of all the step's
+/// rows are in shared memory.
 enum class BwdBarrier : std::uint32_t {
   kConsumers = 0,
   kDqFull = 1,

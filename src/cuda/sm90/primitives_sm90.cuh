@@ -50,6 +50,12 @@ __device__ __forceinline__ T* opaque(T* value) {
   return value;
 }
 
+/// *address += (a, b) as one 8-byte reduction in global memory (L2), no value returned. `address` is 8-byte
+/// aligned.
+__device__ __forceinline__ void red_add_f32x2(float* address, float a, float b) {
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(address), "f"(a), "f"(b) : "memory");
+}
+
 /// tCrC (+)= tCrA · tCrB over the k mode with wgmma, issued by the calling warpgroup as one commit group.
 /// kZeroInit: the first k-slice overwrites the accumulator. kWait: wgmma groups left in flight on return
 /// (-1 = do not wait; the caller waits with gmma_wait before touching tCrC or a register A operand).

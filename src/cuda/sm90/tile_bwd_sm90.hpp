@@ -7,8 +7,8 @@
 // - by keys (D <= 128): each warpgroup owns 64 keys: their rows of Sᵀ, dPᵀ, dK and dV (2 * 64 * HEAD_DIM
 //   / 128 values per thread), and half of dQ's head-dim columns;
 // - by head dim (D = 256, where 64 keys over the whole head dim would take 256 registers): the CTA owns 64
-//   keys, warpgroup 0 computes Sᵀ and P, warpgroup 1 dPᵀ and dS, and each then computes its half of the
-//   head-dim columns of dV, dK and dQ (dQᵀ = Kᵀ·dSᵀ, whose M mode is the head dim, so BLOCK_M may be 32).
+//   keys; each warpgroup computes Sᵀ and dPᵀ for half of the step's query rows (its own softmax and dS),
+//   and then its half of the head-dim columns of dV, dK and dQ.
 //
 // Limits behind every choice: 227 KB of shared memory per CTA; 64K registers per SM for 384 threads,
 // rebalanced with setmaxnreg (producer 24, two consumer warpgroups 240 each: 24 * 128 + 240 * 256 =
@@ -41,11 +41,13 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer fit 240 registers.
     case 128:
       return {64, 128, 2, false};
-    // 32x64, head dim split: dK + dV halves take 128 fp32 per thread, Sᵀ or dPᵀ 16, the dQᵀ half 32.
-    // 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, Pᵀ and dSᵀ 2 x 4 KB each, P in fp32 for the other
-    // warpgroup 2 x 8 KB, dQ 32 KB fp32). BLOCK_M = 64 would need 64 KB of dQ staging and 128 KB of Q/dO.
+    // 64x64, head dim split (FlashAttention-3 takes 64x80): dK + dV halves take 128 fp32 per thread, Sᵀ and
+    // dPᵀ of the warpgroup's 32 rows 16 each, its dQ half 64. 225 KB smem (Q, dO 2 x 32 KB each, K, V 32 KB
+    // each, Pᵀ and dSᵀ 2 x 8 KB each): no room for a 64 KB dQ staging buffer, so the consumers add dQ with
+    // vector reductions. 32 rows a step (the first version) ran each warpgroup's softmax phase alone and
+    // paid the step's barriers and dQ hand-over per 32 rows: 0.81-0.93x cuDNN (docs/PERF.md).
     case 256:
-      return {32, 64, 2, true};
+      return {64, 64, 2, true};
     default:
       return {0, 0, 0, false};
   }
