@@ -6,7 +6,7 @@
 //   barrier kPReady (every row of Pᵀ is there) and dV[:, h_w] += Pᵀ·dO[:, h_w], which runs under
 //   dSᵀ = P ∘ (dPᵀ − D) [∘ (1 − tanh²) with softcap] into shared memory; barrier kdSReady; then
 //   dQ[:, h_w] = dS·K[:, h_w] and dK[:, h_w] += dSᵀ·Q[:, h_w]; dQ is added into the workspace's fp32
-//   accumulator by this warpgroup's threads (two adjacent columns a reduction) while dK still runs.
+//   accumulator by this warpgroup's threads (four adjacent columns a reduction) while dK still runs.
 // Both warpgroups run the softmax and dS phases at once, each on its own rows; nothing crosses between
 // them but Pᵀ and dSᵀ.
 //
@@ -170,17 +170,26 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     // Rows past the sequence end belong to another sequence (or none): their dQ (zero) is not added.
     float* dq = ws.dq_accum + ws.dq_index(p, ws.token(p, work.batch, row0), head) +
                 warp_group * Layouts::kHeadDimPerWarpGroup;
+    // Lanes 2i and 2i + 1 of a quad hold columns (c, c + 1) and (c + 2, c + 3) of the same two rows: they
+    // swap one row's pair, so the even lane adds 4 columns of the first row and the odd lane 4 columns of
+    // the second, one 16-byte reduction each.
+    const bool even_lane = thread % 2 == 0;
+    const int my_row = get<0>(cdq_rc(even_lane ? 0 : 1, 0));
     auto add_dq = [&](int slice) {
+      const bool valid = row0 + my_row < work.seqlen_q;
+      float* out =
+          dq + my_row * dq_row_stride + slice * kDqSlice + get<1>(cdq_rc(0, 0)) - (even_lane ? 0 : 2);
       CUTE_UNROLL
-      for (int r = 0; r < size<0>(dq_rc); ++r) {
-        const int row = get<0>(cdq_rc(r, 0));
-        if (row0 + row < work.seqlen_q) {
-          float* out = dq + row * dq_row_stride + slice * kDqSlice + get<1>(cdq_rc(r, 0));
-          CUTE_UNROLL
-          for (int c = 0; c < size<1>(dq_rc); c += 2) {
-            // The column offset from the row's first value is a constant: only the thread's base varies.
-            red_add_f32x2(out + (get<1>(cdq_rc(r, c)) - get<1>(cdq_rc(r, 0))), dq_rc(r, c), dq_rc(r, c + 1));
-          }
+      for (int c = 0; c < size<1>(dq_rc); c += 2) {
+        const float give0 = even_lane ? dq_rc(1, c) : dq_rc(0, c);
+        const float give1 = even_lane ? dq_rc(1, c + 1) : dq_rc(0, c + 1);
+        const float take0 = __shfl_xor_sync(0xffffffffu, give0, 1);
+        const float take1 = __shfl_xor_sync(0xffffffffu, give1, 1);
+        // The column offset from the thread's first value is a constant: only the thread's base varies.
+        float* at = out + (get<1>(cdq_rc(0, c)) - get<1>(cdq_rc(0, 0)));
+        if (valid) {
+          red_add_f32x4(at, even_lane ? dq_rc(0, c) : take0, even_lane ? dq_rc(0, c + 1) : take1,
+                        even_lane ? take0 : dq_rc(1, c), even_lane ? take1 : dq_rc(1, c + 1));
         }
       }
     };
