@@ -1,12 +1,12 @@
 // flashattn — the Hopper backward kernel, warp-specialised: warpgroup 0 produces (one thread issues every
-// TMA load, warp 1 adds dQ into the workspace by TMA reduce-add at D <= 128; the warpgroup gives most of
-// its registers away with setmaxnreg), warpgroups 1 and 2 consume (wgmma, the softmax recompute, dQ staged
-// in shared memory or, at D = 256, added by reductions, and the epilogue; 240 registers each). One CTA owns
-// BLOCK_N keys of one (batch, kv head): it loads K and V once, walks every query block of every query head
-// of the kv head's group that sees those keys, and writes dK and dV once — summed over the group in
-// registers, with no atomics and no separate reduction. Query blocks that see none of the keys are never
-// loaded. Deterministic runs make a CTA wait for the CTAs of lower key blocks of its (batch, kv head): they
-// come first in the grid, so they are resident or done before it runs and the wait always ends.
+// TMA load, warp 1 adds dQ into the workspace by TMA reduce-add; the warpgroup gives most of its registers
+// away with setmaxnreg), warpgroups 1 and 2 consume (wgmma, the softmax recompute, dQ staged in shared
+// memory and the epilogue; 240 registers each). One CTA owns BLOCK_N
+// keys of one (batch, kv head): it loads K and V once, walks every query block of every query head of the
+// kv head's group that sees those keys, and writes dK and dV once — summed over the group in registers,
+// with no atomics and no separate reduction. Query blocks that see none of the keys are never loaded.
+// Deterministic runs make a CTA wait for the CTAs of lower key blocks of its (batch, kv head): they come
+// first in the grid, so they are resident or done before it runs and the wait always ends.
 //
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
 
   const int warp_group = cutlass::canonical_warp_group_idx();
   typename Pipeline::Params pipeline_params;
-  pipeline_params.transaction_bytes = 2 * Layouts::kTmaBytesQ;  // Q and dO of a step
+  pipeline_params.transaction_bytes = Layouts::kTmaBytesPerStage;  // Q (and dO) of a step
   pipeline_params.role =
       warp_group == 0 ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
   pipeline_params.is_leader = threadIdx.x == 0;
@@ -67,15 +67,14 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   // Warp 0 initialises the stage barriers (and fences their initialisation); the CTA barrier publishes
   // every barrier before first use.
   Pipeline pipeline(smem.pipeline_qdo, pipeline_params, Shape<_1, _1, _1>{});
+  typename Layouts::PipelinedO pipeline_do = Mainloop::make_pipeline_do(smem, warp_group == 0);
   __syncthreads();
 
   if (warp_group == 0) {
     cutlass::arch::warpgroup_reg_dealloc<kBwdProducerRegisters>();
     const int warp = threadIdx.x / 32;
-    if (threadIdx.x == 0) Mainloop::load(params, smem, pipeline, work);
-    if constexpr (Layouts::kDqStaged) {
-      if (warp == Mainloop::kDqWriterWarp) Mainloop::store_dq(params, smem, work);
-    }
+    if (threadIdx.x == 0) Mainloop::load(params, smem, pipeline, pipeline_do, work);
+    if (warp == Mainloop::kDqWriterWarp) Mainloop::store_dq(params, smem, work);
     return;
   }
 
@@ -86,7 +85,7 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   Tensor acc_dv = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
   clear(acc_dk);
   clear(acc_dv);
-  Mainloop::consume(params, smem, pipeline, work, thread, acc_dk, acc_dv);
+  Mainloop::consume(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv);
 
   const std::int64_t k_row0 = p.k_start(work.batch) + work.n0;
   Tensor gdK =

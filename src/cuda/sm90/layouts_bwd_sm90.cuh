@@ -29,10 +29,11 @@
 
 namespace flashattn::cuda::sm90 {
 
-/// What both ways of splitting the work use: Q and dO (BLOCK_M, HEAD_DIM) in a ring of kStages, K and V
-/// (BLOCK_N, HEAD_DIM), the fp32 dQ staging buffer of the TMA reduce-add (each warpgroup's half of the
-/// head-dim columns one block), and the TMA copy types.
-template <class Element, int kHeadDim_, int kBlockM_, int kBlockN_, int kStages_>
+/// What both ways of splitting the work use: Q (and dO) (BLOCK_M, HEAD_DIM) in a ring of kStages, K and V
+/// (BLOCK_N, HEAD_DIM), the fp32 dQ staging buffer of the TMA reduce-add (one (BLOCK_M, kDqCols) block per
+/// warpgroup: its half of the head-dim columns, or one slice of that half at a time), and the TMA copy
+/// types.
+template <class Element, int kHeadDim_, int kBlockM_, int kBlockN_, int kStages_, int kDqCols_>
 struct BwdLayoutsSm90Common {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockM = kBlockM_;
@@ -43,6 +44,10 @@ struct BwdLayoutsSm90Common {
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   /// Head-dim columns of dQ per consumer warpgroup.
   static constexpr int kHeadDimPerWarpGroup = kHeadDim / kConsumerWarpGroups;
+  /// Columns of one staged dQ block, and the blocks a warpgroup stages per step.
+  static constexpr int kDqCols = kDqCols_;
+  static constexpr int kDqSlices = kHeadDimPerWarpGroup / kDqCols;
+  static_assert(kHeadDimPerWarpGroup % kDqCols == 0, "whole dQ slices per warpgroup");
   static_assert(kHeadDim % 64 == 0 && kHeadDim <= 256,
                 "head dim: whole 128-byte rows of Q and dO, and halves of at least 32 columns (one 64-byte "
                 "MN-major atom of Kᵀ per warpgroup in dQ)");
@@ -68,17 +73,17 @@ struct BwdLayoutsSm90Common {
       SmemLayoutK{}, cute::make_layout(cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>>{},
                                        cute::Stride<cute::Int<kBlockN>, cute::_1>{})));  // (D, N)
 
-  // dQ (BLOCK_M, HEAD_DIM) fp32, staged for the TMA reduce-add: 128-byte swizzled rows of 32 floats, over
-  // whose banks a warp's 8-byte stores of accumulator pairs spread (conflict-free with the lane exchange of
-  // dq_staging_sm90.cuh; 8-way conflicts unswizzled). The atoms tile the rows first, so warpgroup w's columns
-  // [w D/2, (w+1) D/2) are one contiguous (BLOCK_M, D/2) block laid out as SmemLayoutdQWarpGroup: each
-  // warpgroup's half is one TMA box sequence of its own.
-  using SmemLayoutdQ = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<float>{},
-                                                    cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));
-  using SmemLayoutdQWarpGroup =
-      decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<float>{},
-                                   cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDimPerWarpGroup>>{}));
-  static_assert(kHeadDimPerWarpGroup % 32 == 0, "whole 128-byte rows of fp32 per warpgroup half of dQ");
+  // dQ (BLOCK_M, kDqCols per warpgroup) fp32, staged for the TMA reduce-add: 128-byte swizzled rows of 32
+  // floats, over whose banks a warp's 8-byte stores of accumulator pairs spread (conflict-free with the
+  // lane exchange of dq_staging_sm90.cuh; 8-way conflicts unswizzled). The atoms tile the rows first, so
+  // warpgroup w's block is one contiguous (BLOCK_M, kDqCols) block laid out as SmemLayoutdQWarpGroup: one
+  // TMA box sequence of its own.
+  using SmemLayoutdQ = decltype(cute::tile_to_shape(
+      cute::GMMA::Layout_K_SW128_Atom<float>{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kDqCols * kConsumerWarpGroups>>{}));
+  using SmemLayoutdQWarpGroup = decltype(cute::tile_to_shape(
+      cute::GMMA::Layout_K_SW128_Atom<float>{}, cute::Shape<cute::Int<kBlockM>, cute::Int<kDqCols>>{}));
+  static_assert(kDqCols % 32 == 0, "whole 128-byte rows of fp32 per warpgroup block of dQ");
   static_assert(cute::cosize_v<SmemLayoutdQ> == kConsumerWarpGroups * cute::cosize_v<SmemLayoutdQWarpGroup>);
 
   // ---- TMA: q, dout, k, v as (rows, head dim, heads, batch); varlen inputs are one batch of total rows,
@@ -91,7 +96,7 @@ struct BwdLayoutsSm90Common {
                                             cute::take<0, 2>(SmemLayoutQ{})));                     // Q and dO
   using TmaK = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutK{}));  // K, V
   // The fp32 dQ accumulator of the workspace as (tokens, head dim, heads): a warpgroup's box is
-  // (BLOCK_M, D/2) of one head. Rows past the tokens' extent are clipped.
+  // (BLOCK_M, kDqCols) of one head. Rows past the tokens' extent are clipped.
   using GmemShapedQ = cute::Shape<std::int32_t, std::int32_t, std::int32_t>;
   using GmemTensordQ =
       decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<float*>(nullptr)), GmemShapedQ{},
@@ -105,6 +110,9 @@ struct BwdLayoutsSm90Common {
   using PipelineQdO = cutlass::PipelineTmaAsync<kStages>;
 };
 
+/// The dO pipeline of a tile whose Q and dO share the ring's stages: there is none.
+struct NoPipeline {};
+
 /// The layouts of head dim kHeadDim's tile; its split_head_dim picks the specialisation.
 template <class Element, int kHeadDim, bool kSplitHeadDim = bwd_tile_sm90(kHeadDim).split_head_dim>
 struct BwdLayoutsSm90;
@@ -113,12 +121,16 @@ struct BwdLayoutsSm90;
 template <class Element, int kHeadDim>
 struct BwdLayoutsSm90<Element, kHeadDim, false>
     : BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
-                           bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages> {
-  using Common = BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
-                                      bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages>;
+                           bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages, kHeadDim / 2> {
+  using Common =
+      BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
+                           bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages, kHeadDim / 2>;
   static constexpr bool kSplitHeadDim = false;
-  /// dQ leaves through the staging buffer and the dQ writer's TMA reduce-add.
-  static constexpr bool kDqStaged = true;
+  /// Q and dO share the ring's stages (one pipeline, both tiles' bytes per stage).
+  static constexpr std::uint32_t kTmaBytesPerStage = 2 * Common::kTmaBytesQ;
+  using PipelinedO = NoPipeline;
+  using SmemLayoutdO = typename Common::SmemLayoutQ;
+  using SmemLayoutdOt = typename Common::SmemLayoutQt;
   static constexpr int kBlockM = Common::kBlockM;
   static constexpr int kBlockN = Common::kBlockN;
   static constexpr int kConsumerWarpGroups = Common::kConsumerWarpGroups;

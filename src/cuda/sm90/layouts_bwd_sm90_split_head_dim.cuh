@@ -10,12 +10,16 @@
 // Pᵀ and dSᵀ are stored (key, query row) with the query rows contiguous: a 64-row block is a 128-byte row,
 // so their swizzle is the 128-byte one, and read transposed that is the MN-major 128-byte atom dQ wants.
 // Each warpgroup writes its rows of both; dV, dK and dQ read all 64 rows, after an all-consumer barrier.
-// dQ leaves the registers by vector reductions into the workspace's accumulator (no staging buffer).
+// dQ leaves as with the keys split (staged, then the dQ writer's TMA reduce-add), in two 64-column slices
+// of each warpgroup's half: there is room for one slice per warpgroup, with Q in two stages and dO in one.
+// (Added by the consumers' own 8- or 16-byte reductions instead, it kept L2 82% busy against 61% for the
+// same bytes by TMA, and the kernel ran 0.87-0.96x the 32-row version: docs/PERF.md.)
 #pragma once
 
 #include <cstdint>
 
 #include <cute/tensor.hpp>
+#include <cutlass/pipeline/sm90_pipeline.hpp>
 
 #include "cuda/sm90/layouts_bwd_sm90.cuh"
 
@@ -24,12 +28,22 @@ namespace flashattn::cuda::sm90 {
 template <class Element, int kHeadDim>
 struct BwdLayoutsSm90<Element, kHeadDim, true>
     : BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
-                           bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages> {
+                           bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages, 64> {
   using Common = BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
-                                      bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages>;
+                                      bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages, 64>;
   static constexpr bool kSplitHeadDim = true;
-  /// dQ is added by the consumers' reductions; the dQ writer warp and the TMA reduce-add stay unused.
-  static constexpr bool kDqStaged = false;
+  /// Q has the ring's stages to itself; dO has one stage and a pipeline of its own (PipelinedO), released
+  /// once dV has read it, mid-step, so the next step's dO loads under the rest of the step.
+  static constexpr std::uint32_t kTmaBytesPerStage = Common::kTmaBytesQ;
+  using PipelinedO = cutlass::PipelineTmaAsync<1>;
+  using SmemLayoutdO = decltype(cute::tile_to_shape(
+      cute::GMMA::Layout_K_SW128_Atom<Element>{},
+      cute::Shape<cute::Int<Common::kBlockM>, cute::Int<kHeadDim>, cute::_1>{}));  // (M, D, 1)
+  using SmemLayoutdOt = decltype(cute::composition(
+      SmemLayoutdO{},
+      cute::make_layout(cute::Shape<cute::Int<kHeadDim>, cute::Int<Common::kBlockM>, cute::_1>{},
+                        cute::Stride<cute::Int<Common::kBlockM>, cute::_1,
+                                     cute::Int<Common::kBlockM * kHeadDim>>{})));  // (D, M, 1)
   static constexpr int kBlockM = Common::kBlockM;
   static constexpr int kBlockN = Common::kBlockN;
   static constexpr int kConsumerWarpGroups = Common::kConsumerWarpGroups;
@@ -40,7 +54,7 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
 
   // ---- Tensor cores. Sᵀ / dPᵀ (split along the query rows) and dV / dK (along the head dim) over both
   // warpgroups (thread index among the consumers); dQ on one warpgroup (thread index within it), one
-  // kDqSlice-column slice of its head-dim half at a time: the whole half (64 fp32 per thread) in flight
+  // kDqCols-column slice of its head-dim half at a time: the whole half (64 fp32 per thread) in flight
   // next to dK and dV made ptxas serialise every wgmma (C7512).
   using AtomLayoutHeadDim = cute::Layout<cute::Shape<cute::_1, cute::Int<kConsumerWarpGroups>, cute::_1>>;
   using TiledMmaSdP = decltype(cute::make_tiled_mma(
@@ -54,12 +68,11 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
           cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDimPerWarpGroup>, cute::Int<kBlockM>>,
           cute::GMMA::Major::K, cute::GMMA::Major::MN>(),
       AtomLayoutHeadDim{}));
-  static constexpr int kDqSlice = 64;
-  static constexpr int kDqSlices = kHeadDimPerWarpGroup / kDqSlice;
   using TiledMmadQ = decltype(cute::make_tiled_mma(
-      cute::GMMA::ss_op_selector<Element, Element, float,
-                                 cute::Shape<cute::Int<kBlockM>, cute::Int<kDqSlice>, cute::Int<kBlockN>>,
-                                 cute::GMMA::Major::MN, cute::GMMA::Major::MN>()));
+      cute::GMMA::ss_op_selector<
+          Element, Element, float,
+          cute::Shape<cute::Int<kBlockM>, cute::Int<Common::kDqCols>, cute::Int<kBlockN>>,
+          cute::GMMA::Major::MN, cute::GMMA::Major::MN>()));
 
   // ---- Shared memory. Pᵀ and dSᵀ (BLOCK_N, BLOCK_M, 2), double-buffered by step parity; the (query, key)
   // view of dSᵀ for dQ.
@@ -78,14 +91,16 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
 
   struct SharedStorage {
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutQ>> q;
-    alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutQ>> dout;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutdO>> dout;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutK>> k;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutK>> v;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutPt>> pt;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutPt>> dst;
+    alignas(1024) cute::array_aligned<float, cute::cosize_v<typename Common::SmemLayoutdQ>> dq;
     float lse_log2[2][kBlockM];  ///< lse * log2(e) of the query rows of a step, double-buffered.
     float dsum[2][kBlockM];      ///< D = rowsum(dO ∘ O) of the same rows.
-    typename Common::PipelineQdO::SharedStorage pipeline_qdo;  ///< Q and dO of a step landed / were read.
+    typename Common::PipelineQdO::SharedStorage pipeline_qdo;  ///< Q of a step landed / was read.
+    typename PipelinedO::SharedStorage pipeline_do;            ///< dO of a step landed / was read.
     cutlass::arch::ClusterTransactionBarrier kv_full;          ///< K and V landed (TMA transaction bytes).
   };
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));

@@ -11,16 +11,17 @@
 // Producer warp 0 (one thread): TMA-loads K and V once (one transaction barrier), then Q and dO of every
 // step into a ring of kStages stages guarded by a CUTLASS PipelineTmaAsync (full: both tiles' bytes
 // landed; empty: every consumer thread is done reading the stage, i.e. its dV and dK wgmmas completed).
+// With the head dim split (D = 256) dO has one stage and a pipeline of its own, released after dV.
 //
 // Producer warp 1, the dQ writer: per step and consumer warpgroup, waits for the warpgroup's dQ half in
 // shared memory (named barrier kDqFull + w), issues one TMA reduce-add of it into the accumulator (the
 // additions are atomic per element, in L2) and hands the buffer back once the TMA unit has read it
 // (kDqEmpty + w). The consumers thus never wait for global memory, and their stores to shared memory are
-// bank-conflict free (128-byte swizzle) where per-thread atomics were 8 bytes each. (D = 256 has no room
-// for the staging buffer: its consumers add dQ themselves, see mainloop_bwd_sm90_split_head_dim.cuh.)
+// bank-conflict free (128-byte swizzle) where per-thread atomics were 8 bytes each. At D = 256 a
+// warpgroup's half of dQ goes through its block of the buffer in kDqSlices slices a step.
 //
 // Consumers, the keys split (D <= 128; with the head dim split, D = 256, see
-// mainloop_bwd_sm90_split_head_dim.cuh; the producer and the helpers are shared). Two
+// mainloop_bwd_sm90_split_head_dim.cuh; the producer, the dQ writer and the helpers are shared). Two
 // warpgroups, 64 keys each: Sᵀ and dPᵀ are issued together; the softmax recompute runs
 // while dPᵀ is still executing, and dV = Pᵀ·dO is issued as soon as P is in registers, so it runs under
 // the dS arithmetic. dSᵀ goes to a double-buffered shared tile, since dQ needs dS of all BLOCK_N keys
@@ -90,6 +91,7 @@ struct BwdMainloopSm90 {
   using Params = BwdParamsSm90<Element, kHeadDim>;
   using Pipeline = typename Layouts::PipelineQdO;
   using State = typename Pipeline::PipelineState;
+  using PipelinedO = typename Layouts::PipelinedO;
   static constexpr int kBlockM = Layouts::kBlockM;
   static constexpr int kBlockN = Layouts::kBlockN;
   static constexpr int kConsumerThreads = Layouts::kConsumerThreads;
@@ -172,14 +174,30 @@ struct BwdMainloopSm90 {
     return true;
   }
 
+  /// The pipeline of dO when it has its own (Layouts::PipelinedO; nothing otherwise). Called by every
+  /// thread before the CTA barrier that publishes the pipelines' initialisation.
+  __device__ static PipelinedO make_pipeline_do(typename Layouts::SharedStorage& smem, bool producer) {
+    if constexpr (std::is_same_v<PipelinedO, NoPipeline>) {
+      return {};
+    } else {
+      typename PipelinedO::Params pipeline_params;
+      pipeline_params.transaction_bytes = Layouts::kTmaBytesQ;
+      pipeline_params.role =
+          producer ? PipelinedO::ThreadCategory::Producer : PipelinedO::ThreadCategory::Consumer;
+      pipeline_params.is_leader = threadIdx.x == 0;
+      pipeline_params.num_consumers = kConsumerThreads;
+      return PipelinedO(smem.pipeline_do, pipeline_params, cute::Shape<cute::_1, cute::_1, cute::_1>{});
+    }
+  }
+
   /// Producer: issues every TMA load of the CTA: K and V once, then Q and dO of each step in step order.
   /// Called by one thread.
   __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem, Pipeline& pipeline,
-                              const Work& work) {
+                              PipelinedO& pipeline_do, const Work& work) {
     using namespace cute;
     if (work.steps() <= 0) return;
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});
-    Tensor sdO = make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutQ{});
+    Tensor sdO = make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutdO{});
     Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
     Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutK{});
 
@@ -204,6 +222,13 @@ struct BwdMainloopSm90 {
       return local_tile(m, Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(_, _0{}));
     };
     State write = cutlass::make_producer_start_state<Pipeline>();
+    auto write_do = [] {
+      if constexpr (std::is_same_v<PipelinedO, NoPipeline>) {
+        return 0;
+      } else {
+        return cutlass::make_producer_start_state<PipelinedO>();
+      }
+    }();
     StepCoord at = work.first_step();
     for (int s = 0; s < work.steps(); ++s, at = work.after(at)) {
       const int head = at.head;
@@ -213,18 +238,25 @@ struct BwdMainloopSm90 {
                                         group_modes<0, 2>(query_tiles(params.tma_q, head)));
       auto [tdOgdO, tdOsdO] = tma_partition(params.tma_do, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdO),
                                             group_modes<0, 2>(query_tiles(params.tma_do, head)));
-      pipeline.producer_acquire(write);  // also expects the stage's 2 * kTmaBytesQ bytes
+      pipeline.producer_acquire(write);  // also expects the stage's kTmaBytesPerStage bytes
       copy(params.tma_q.with(*pipeline.producer_get_barrier(write)), tQgQ(_, m_block),
            tQsQ(_, write.index()));
-      copy(params.tma_do.with(*pipeline.producer_get_barrier(write)), tdOgdO(_, m_block),
-           tdOsdO(_, write.index()));
+      if constexpr (std::is_same_v<PipelinedO, NoPipeline>) {
+        copy(params.tma_do.with(*pipeline.producer_get_barrier(write)), tdOgdO(_, m_block),
+             tdOsdO(_, write.index()));
+      } else {
+        pipeline_do.producer_acquire(write_do);
+        copy(params.tma_do.with(*pipeline_do.producer_get_barrier(write_do)), tdOgdO(_, m_block),
+             tdOsdO(_, write_do.index()));
+        ++write_do;
+      }
       ++write;
     }
   }
 
   /// The dQ writer (every lane of producer warp kDqWriterWarp): adds each step's dQ, staged in shared
   /// memory by the consumer warpgroups, into the workspace's accumulator with one TMA reduce-add per
-  /// warpgroup half, issued by lane 0.
+  /// warpgroup block and slice (kDqSlices rounds a step), issued by lane 0.
   __device__ static void store_dq(const Params& params, typename Layouts::SharedStorage& smem,
                                   const Work& work) {
     using namespace cute;
@@ -234,7 +266,7 @@ struct BwdMainloopSm90 {
     if (steps <= 0) return;
     const bool issuer = threadIdx.x % 32 == 0;
     const int token0 = static_cast<int>(ws.token(p, work.batch, 0));  // tokens < 2^31 (see params)
-    // Both halves of the buffer start empty.
+    // Both blocks of the buffer start empty.
     CUTE_UNROLL
     for (int w = 0; w < kConsumerWarpGroups; ++w) dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
     StepCoord at = work.first_step();
@@ -254,33 +286,37 @@ struct BwdMainloopSm90 {
       Tensor mdQ = domain_offset(make_coord(token0, _0{}),
                                  params.tma_dq.get_tma_tensor(params.shape_dq)(_, _, head));  // (tokens, D)
       CUTE_UNROLL
-      for (int w = 0; w < kConsumerWarpGroups; ++w) {
-        cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
-                                          static_cast<std::uint32_t>(BwdBarrier::kDqFull) + w);
-        if (issuer) {
-          Tensor sdQ = make_tensor(
-              make_smem_ptr(smem.dq.data() + w * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
-              typename Layouts::SmemLayoutdQWarpGroup{});  // (BLOCK_M, D/2)
-          Tensor gdQ = local_tile(mdQ, Shape<Int<kBlockM>, Int<Layouts::kHeadDimPerWarpGroup>>{},
-                                  make_coord(m_block, w));  // (BLOCK_M, D/2)
-          auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdQ),
-                                                group_modes<0, 2>(gdQ));
-          copy(params.tma_dq, tdQsdQ, tdQgdQ);
-          tma_store_arrive();
-        }
-      }
-      CUTE_UNROLL
-      for (int w = 0; w < kConsumerWarpGroups; ++w) {
-        // Half w is free once its reduce-add (commit group w of this step) has read it.
-        if (issuer) {
-          if (w == 0) {
-            tma_store_wait<kConsumerWarpGroups - 1>();
-          } else {
-            tma_store_wait<0>();
+      for (int slice = 0; slice < Layouts::kDqSlices; ++slice) {
+        CUTE_UNROLL
+        for (int w = 0; w < kConsumerWarpGroups; ++w) {
+          cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
+                                            static_cast<std::uint32_t>(BwdBarrier::kDqFull) + w);
+          if (issuer) {
+            Tensor sdQ = make_tensor(
+                make_smem_ptr(smem.dq.data() + w * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
+                typename Layouts::SmemLayoutdQWarpGroup{});  // (BLOCK_M, kDqCols)
+            Tensor gdQ =
+                local_tile(mdQ, Shape<Int<kBlockM>, Int<Layouts::kDqCols>>{},
+                           make_coord(m_block, w * Layouts::kDqSlices + slice));  // (BLOCK_M, kDqCols)
+            auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{},
+                                                  group_modes<0, 2>(sdQ), group_modes<0, 2>(gdQ));
+            copy(params.tma_dq, tdQsdQ, tdQgdQ);
+            tma_store_arrive();
           }
         }
-        __syncwarp();
-        dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
+        CUTE_UNROLL
+        for (int w = 0; w < kConsumerWarpGroups; ++w) {
+          // Block w is free once its reduce-add (commit group w of this round) has read it.
+          if (issuer) {
+            if (w == 0) {
+              tma_store_wait<kConsumerWarpGroups - 1>();
+            } else {
+              tma_store_wait<0>();
+            }
+          }
+          __syncwarp();
+          dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
+        }
       }
       if (p.deterministic && issuer) {
         // The additions are complete in global memory before the next key block's CTA takes its turn.
@@ -295,10 +331,10 @@ struct BwdMainloopSm90 {
   /// work's steps and adds dQ into the workspace. `thread` is the index among the consumer threads.
   template <class AccDK, class AccDV>
   __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
-                                 Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
-                                 AccDV& acc_dv) {
+                                 Pipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
+                                 AccDK& acc_dk, AccDV& acc_dv) {
     if constexpr (Layouts::kSplitHeadDim) {
-      consume_split_head_dim(params, smem, pipeline, work, thread, acc_dk, acc_dv);
+      consume_split_head_dim(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv);
     } else {
       consume_keys(params, smem, pipeline, work, thread, acc_dk, acc_dv);
     }
@@ -458,8 +494,8 @@ struct BwdMainloopSm90 {
   /// consume() with the head dim split (mainloop_bwd_sm90_split_head_dim.cuh).
   template <class AccDK, class AccDV>
   __device__ static void consume_split_head_dim(const Params& params, typename Layouts::SharedStorage& smem,
-                                                Pipeline& pipeline, const Work& work, int thread,
-                                                AccDK& acc_dk, AccDV& acc_dv);
+                                                Pipeline& pipeline, PipelinedO& pipeline_do, const Work& work,
+                                                int thread, AccDK& acc_dk, AccDV& acc_dv);
 
   /// The lse (log2 units; +inf past the sequence end or for a row with no key, so P = 0) and D of the
   /// rows of step s are staged by the consumers into buffer s % 2 of shared memory one step ahead: written

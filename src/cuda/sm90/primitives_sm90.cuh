@@ -50,13 +50,6 @@ __device__ __forceinline__ T* opaque(T* value) {
   return value;
 }
 
-/// *address += (a, b, c, d) as one 16-byte reduction in global memory (L2), no value returned. `address` is
-/// 16-byte aligned.
-__device__ __forceinline__ void red_add_f32x4(float* address, float a, float b, float c, float d) {
-  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(address), "f"(a), "f"(b), "f"(c), "f"(d)
-               : "memory");
-}
-
 /// tCrC (+)= tCrA · tCrB over the k mode with wgmma, issued by the calling warpgroup as one commit group.
 /// kZeroInit: the first k-slice overwrites the accumulator. kWait: wgmma groups left in flight on return
 /// (-1 = do not wait; the caller waits with gmma_wait before touching tCrC or a register A operand).
