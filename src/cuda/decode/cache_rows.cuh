@@ -38,19 +38,12 @@ class CacheRows {
   /// in-page rows are non-negative ints), so each product is one 32 x 32 -> 64-bit multiply-add instead of
   /// a full 64-bit multiply.
   __device__ __forceinline__ void paged_offsets_narrow(int row, std::int64_t& k, std::int64_t& v) const {
-    paged_offsets_narrow(row, page_id(row), k, v);
-  }
-  /// The same, with the row's page id already loaded (page_id(row)).
-  __device__ __forceinline__ void paged_offsets_narrow(int row, std::int32_t page, std::int64_t& k,
-                                                       std::int64_t& v) const {
-    const int in_page = row - page_divmod_.div(row) * page_divmod_.divisor;
+    int page_index = 0;
+    int in_page = 0;
+    page_divmod_(page_index, in_page, row);
+    const std::int32_t page = __ldg(pages_ + page_index);
     k = k_base_ + wide(page, k_page_stride_) + wide(in_page, k_row_stride_);
     v = v_base_ + wide(page, v_page_stride_) + wide(in_page, v_row_stride_);
-  }
-
-  /// The page id of key row `row` of a paged cache (0 <= row < the sequence's length): one page-table load.
-  __device__ __forceinline__ std::int32_t page_id(int row) const {
-    return __ldg(pages_ + page_divmod_.div(row));
   }
 
   /// Element offsets of key row `row` (0 <= row < the sequence's length) in k and v.

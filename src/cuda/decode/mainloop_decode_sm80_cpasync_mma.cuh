@@ -93,38 +93,13 @@ struct DecodeMainloopSm80 {
     }
   }
 
-  /// The page ids of the rows this thread copies of one whole tile of a paged cache (load_kv_tile_strided's
-  /// rows first_row + i * kRowsPerPass), loaded a tile ahead of the copies that need them, so that a copy
-  /// does not wait for its page-table load on top of the memory latency it already waits for.
-  struct TilePages {
-    int tile = -1;  ///< The tile whose ids `id` holds; -1: none.
-    std::int32_t id[kStridedRows ? kChunksPerThread : 1];
-  };
-
-  /// Whether tile n gets its page ids ahead (TilePages): a whole tile of a paged cache with 32-bit strides.
-  __device__ __forceinline__ static bool pages_ahead(const CacheRows& cache, const Work& work, int n) {
-    return kStridedRows && cache.paged() && cache.narrow() && n < work.n_end &&
-           (n + 1) * kBlockN <= work.seqlen_k;
-  }
-
-  /// Loads the page ids of tile n into `pages` (call when pages_ahead(cache, work, n)).
-  __device__ __forceinline__ static void load_tile_pages(const CacheRows& cache, int n, TilePages& pages) {
-    if constexpr (kStridedRows) {
-      const int first_key = n * kBlockN + static_cast<int>(threadIdx.x) / kChunksPerRow;
-      CUTE_UNROLL
-      for (int i = 0; i < kChunksPerThread; ++i) pages.id[i] = cache.page_id(first_key + i * kRowsPerPass);
-      pages.tile = n;
-    }
-  }
-
   /// Issues the loads of key tile n into ring slot `slot`: warp w's 16 keys go to the slot's block w.
-  /// `pages` holds tile n's page ids when they were loaded ahead (else they are loaded here).
   __device__ __forceinline__ static void load_kv_tile(const DecodeKernelParams& params,
                                                       typename Layouts::SharedStorage& smem,
                                                       const CacheRows& cache, const Work& work, int n,
-                                                      int slot, TilePages& pages) {
+                                                      int slot) {
     if constexpr (kStridedRows) {
-      load_kv_tile_strided(params, smem, cache, work, n, slot, pages);
+      load_kv_tile_strided(params, smem, cache, work, n, slot);
     } else {
       load_kv_tile_gathered(params, smem, cache, work, n, slot);
     }
@@ -163,7 +138,7 @@ struct DecodeMainloopSm80 {
   __device__ __forceinline__ static void load_kv_tile_strided(const DecodeKernelParams& params,
                                                               typename Layouts::SharedStorage& smem,
                                                               const CacheRows& cache, const Work& work, int n,
-                                                              int slot, TilePages& pages) {
+                                                              int slot) {
     const Element* k = static_cast<const Element*>(params.fwd.problem.k);
     const Element* v = static_cast<const Element*>(params.fwd.problem.v);
     const int tid = static_cast<int>(threadIdx.x);
@@ -173,15 +148,14 @@ struct DecodeMainloopSm80 {
     const int first_key = n * kBlockN + first_row;
     const bool full = (n + 1) * kBlockN <= work.seqlen_k;  // uniform over the CTA
     if (full && cache.paged() && cache.narrow()) {
-      // A whole tile of a paged cache with 32-bit strides (any realistic one): no bound checks, each row's
-      // address in a handful of instructions from its page id, loaded a tile ahead where it could be.
-      if (pages.tile != n) load_tile_pages(cache, n, pages);
+      // A whole tile of a paged cache with 32-bit strides (any realistic one): no bound checks, and each
+      // row's page lookup and address in a handful of instructions.
       CUTE_UNROLL
       for (int i = 0; i < kChunksPerThread; ++i) {
         Element *k_dst, *v_dst;
         chunk_destinations(smem, slot, first_row + i * kRowsPerPass, col, k_dst, v_dst);
         std::int64_t k_offset, v_offset;
-        cache.paged_offsets_narrow(first_key + i * kRowsPerPass, pages.id[i], k_offset, v_offset);
+        cache.paged_offsets_narrow(first_key + i * kRowsPerPass, k_offset, v_offset);
         copy_chunk_async(k_dst, k + k_offset + col);
         copy_chunk_async(v_dst, v + v_offset + col);
       }
@@ -286,14 +260,11 @@ struct DecodeMainloopSm80 {
     // group committed here.
     // Not unrolled: one copy of load_kv_tile's code for the prologue instead of kStages - 1 (each CTA runs
     // this code once, cold in the instruction cache, which ncu found a third of the stalls at B 1 L 1k).
-    TilePages pages;
 #pragma unroll 1
     for (int s = 0; s < kStages - 1; ++s) {
-      if (work.n_begin + s < work.n_end) load_kv_tile(params, smem, cache, work, work.n_begin + s, s, pages);
+      if (work.n_begin + s < work.n_end) load_kv_tile(params, smem, cache, work, work.n_begin + s, s);
       cp_async_fence();  // one group per ring slot, empty or not, so the wait count below holds
     }
-    if (pages_ahead(cache, work, work.n_begin + kStages - 1))
-      load_tile_pages(cache, work.n_begin + kStages - 1, pages);
 
     int slot = 0;
     for (int n = work.n_begin; n < work.n_end; ++n) {
@@ -301,11 +272,9 @@ struct DecodeMainloopSm80 {
       __syncthreads();
       if (n + kStages - 1 < work.n_end) {
         // The slot of tile n - 1: every warp is past the barrier above, so done reading it.
-        load_kv_tile(params, smem, cache, work, n + kStages - 1, slot == 0 ? kStages - 1 : slot - 1, pages);
+        load_kv_tile(params, smem, cache, work, n + kStages - 1, slot == 0 ? kStages - 1 : slot - 1);
       }
       cp_async_fence();
-      // The next tile's page ids, a whole step before their copies are issued.
-      if (pages_ahead(cache, work, n + kStages)) load_tile_pages(cache, n + kStages, pages);
 
       const int block = (slot * kWarps + warp) * Layouts::kWarpTileElements;
       Tensor sK =
