@@ -49,7 +49,7 @@ struct BwdEpilogueSm90 {
     Tensor sdK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});  // (N, D)
     Tensor sdV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutK{});
 
-    // K is read by both warpgroups' last dQ product (and, split by head dim, V by both warpgroups' dV):
+    // K is read by both warpgroups' last dQ product (and, split by head dim, V by both warpgroups' dPᵀ):
     // the buffers are free once every consumer is past its last step.
     sync_consumers();
     typename Layouts::TiledMmadKV mma;

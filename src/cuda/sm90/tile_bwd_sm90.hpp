@@ -18,12 +18,13 @@
 namespace flashattn::cuda::sm90 {
 
 /// How one CTA tiles the backward: K and V (BLOCK_N, HEAD_DIM) are loaded once; Q and dO (BLOCK_M,
-/// HEAD_DIM) stream through a ring of `stages`; dS (BLOCK_M, BLOCK_N) is double-buffered in shared memory
-/// for dQ = dS·K, whose head dim the two consumer warpgroups split.
+/// HEAD_DIM) stream through a ring of `stages` (dO in one stage of its own when the head dim is split);
+/// dS (BLOCK_M, BLOCK_N) is double-buffered in shared memory for dQ = dS·K, whose head dim the two
+/// consumer warpgroups split.
 struct BwdTileSm90 {
   int block_m;          ///< Query rows per main-loop step (the N of Sᵀ and dPᵀ, the K of dV and dK).
   int block_n;          ///< Keys per CTA: 64 per consumer warpgroup, or 64 when they split the head dim.
-  int stages;           ///< Depth of the Q / dO ring.
+  int stages;           ///< Depth of the Q (/ dO) ring.
   bool split_head_dim;  ///< The consumer warpgroups split the head dim rather than the keys (see above).
 };
 
@@ -42,10 +43,10 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     case 128:
       return {64, 128, 2, false};
     // 64x64, head dim split (FlashAttention-3 takes 64x80): dK + dV halves take 128 fp32 per thread, Sᵀ and
-    // dPᵀ of the warpgroup's 32 rows 16 each, its dQ half 64. 225 KB smem (Q, dO 2 x 32 KB each, K, V 32 KB
-    // each, Pᵀ and dSᵀ 2 x 8 KB each): no room for a 64 KB dQ staging buffer, so the consumers add dQ with
-    // vector reductions. 32 rows a step (the first version) ran each warpgroup's softmax phase alone and
-    // paid the step's barriers and dQ hand-over per 32 rows: 0.81-0.93x cuDNN (docs/PERF.md).
+    // dPᵀ of the warpgroup's 32 rows 16 each, one 64-column dQ slice 32. 225 KB smem (Q 2 x 32 KB, dO one
+    // 32 KB stage, K, V 32 KB each, Pᵀ and dSᵀ 2 x 8 KB each, dQ 2 x 16 KB fp32, one slice per warpgroup).
+    // 32 rows a step (the first version) ran each warpgroup's softmax phase alone and paid the step's
+    // barriers and dQ hand-over per 32 rows: 1.10-1.21x slower (docs/PERF.md, backward session 22).
     case 256:
       return {64, 64, 2, true};
     default:
