@@ -147,19 +147,4 @@ class PingPong {
   int warp_group_;
 };
 
-/// A CuTe copy operation that stores 32 bits into shared memory with st.shared. CuTe's generic copies
-/// (UniversalCopy, AutoVectorizingCopy) are plain C++ assignments that leave the address space to the
-/// compiler; in the backward's register -> shared stores they fell back to generic 32-bit stores (ST.E)
-/// with 64-bit addresses, a register pair each. Used by D 256's transposed dQᵀ staging (the keys split
-/// stages dQ with addresses of its own, dq_staging_sm90.cuh; dS and P go through stmatrix).
-struct SharedStore32 : cute::UniversalCopy<std::uint32_t> {
-  __device__ __forceinline__ static void copy(const std::uint32_t& src, std::uint32_t& dst) {
-    asm volatile("st.shared.b32 [%0], %1;" ::"r"(cute::cast_smem_ptr_to_uint(&dst)), "r"(src) : "memory");
-  }
-};
-
 }  // namespace flashattn::cuda::sm90
-
-template <>
-struct cute::Copy_Traits<flashattn::cuda::sm90::SharedStore32>
-    : cute::Copy_Traits<cute::UniversalCopy<std::uint32_t>> {};
