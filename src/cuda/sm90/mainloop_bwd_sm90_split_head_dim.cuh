@@ -61,8 +61,6 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
   // (key, query row) within the tile of each score this thread holds, as a (rows, cols) view.
   Tensor tScS = thr_sdp.partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{}));
   Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));
-  constexpr int kRows = decltype(size<0>(tScS_rc))::value;
-  constexpr int kCols = decltype(size<1>(tScS_rc))::value;
   // Pᵀ or dSᵀ registers -> shared memory.
   Tensor rPdS = make_fragment_like<Element>(tSrS);
   auto copy_pds = make_tiled_copy_C(typename Layouts::SmemCopyAtomPdS{}, mma_sdp);
@@ -114,7 +112,6 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     const int buffer = s & 1;
     const float* lse_log2 = smem.lse_log2[buffer];  // by query row of the block
     const float* dsum = smem.dsum[buffer];
-    auto row_of = [&](int c) { return get<1>(tScS_rc(0, c)); };  // query row (in the block) of column c
 
     pipeline.consumer_wait(read);
     pipeline_do.consumer_wait(read_do);
@@ -135,15 +132,7 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     if constexpr (kKind == StepKind::softcap) {
       // dS = P ∘ (1 - tanh²) ∘ (dP - D): the factor is folded into dP - D as the scores are transformed.
       gmma_wait<0>(tSrS, tSrdP);
-      CUTE_UNROLL
-      for (int r = 0; r < kRows; ++r) {
-        CUTE_UNROLL
-        for (int c = 0; c < kCols; ++c) {
-          const float th = softcap_tanh(scores(r, c) * base.softcap_pre);
-          dps(r, c) = (1.0f - th * th) * (dps(r, c) - dsum[row_of(c)]);
-          scores(r, c) = th * base.score_to_log2;
-        }
-      }
+      fold_softcap_chain(base, scores, dps, tScS_rc, dsum);
     } else {
       gmma_wait<1>(tSrS);  // Sᵀ landed (wgmma groups complete in issue order); dPᵀ still runs
     }
@@ -155,17 +144,8 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrPt(_, _, _, buffer), tdVrdOt(_, _, _, stage_do),
                                             acc_dv);
 
-    if constexpr (kKind == StepKind::softcap) {
-      CUTE_UNROLL
-      for (int i = 0; i < size(dps); ++i) dps(i) *= scores(i);
-    } else {
-      gmma_wait<1>(tSrdP);  // dPᵀ landed; dV still runs
-      CUTE_UNROLL
-      for (int r = 0; r < kRows; ++r) {
-        CUTE_UNROLL
-        for (int c = 0; c < kCols; ++c) dps(r, c) = scores(r, c) * (dps(r, c) - dsum[row_of(c)]);
-      }
-    }
+    if constexpr (kKind != StepKind::softcap) gmma_wait<1>(tSrdP);  // dPᵀ landed; dV still runs
+    ds_from_p<kKind>(scores, dps, tScS_rc, dsum);
     convert_fragment_into(tSrdP, rPdS);
     copy(copy_pds, tPrPdS, tPsdSt(_, _, _, buffer));
     if (s + 1 < steps) store_stat(smem, s + 1, thread, next_stat);

@@ -378,8 +378,6 @@ struct BwdMainloopSm90 {
     // (key, query row) within the tile of each score this thread holds, as a (rows, cols) view.
     Tensor tScS = thr_sdp.partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{}));
     Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));
-    constexpr int kRows = decltype(size<0>(tScS_rc))::value;
-    constexpr int kCols = decltype(size<1>(tScS_rc))::value;
 
     // dV and dK: (N, D) from Pᵀ / dSᵀ (A, registers) and dOᵀ / Qᵀ (B).
     typename Layouts::TiledMmadKV mma_dkv;
@@ -417,7 +415,6 @@ struct BwdMainloopSm90 {
       const int row0 = at.m_block * kBlockM;
       const float* lse_log2 = smem.lse_log2[s & 1];  // by query row of the block
       const float* dsum = smem.dsum[s & 1];
-      auto row_of = [&](int c) { return get<1>(tScS_rc(0, c)); };  // query row (in the block) of column c
 
       pipeline.consumer_wait(read);
       const int stage = read.index();
@@ -437,15 +434,7 @@ struct BwdMainloopSm90 {
         // dS = P ∘ (1 - tanh²) ∘ (dP - D): the factor is folded into dP - D as the scores are
         // transformed, so no tile of it stays live (at the cost of waiting for dPᵀ first).
         gmma_wait<0>(tSrS, tSrdP);
-        CUTE_UNROLL
-        for (int r = 0; r < kRows; ++r) {
-          CUTE_UNROLL
-          for (int c = 0; c < kCols; ++c) {
-            const float th = softcap_tanh(scores(r, c) * base.softcap_pre);
-            dps(r, c) = (1.0f - th * th) * (dps(r, c) - dsum[row_of(c)]);
-            scores(r, c) = th * base.score_to_log2;
-          }
-        }
+        fold_softcap_chain(base, scores, dps, tScS_rc, dsum);
       } else {
         gmma_wait<1>(tSrS);  // Sᵀ landed (wgmma groups complete in issue order); dPᵀ still runs
       }
@@ -454,17 +443,8 @@ struct BwdMainloopSm90 {
       // dV += Pᵀ·dO runs while dS is computed (it reads rP, left untouched until the final wait).
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
 
-      if constexpr (kKind == StepKind::softcap) {
-        CUTE_UNROLL
-        for (int i = 0; i < size(dps); ++i) dps(i) *= scores(i);
-      } else {
-        gmma_wait<1>(tSrdP);  // dPᵀ landed; dV still runs
-        CUTE_UNROLL
-        for (int r = 0; r < kRows; ++r) {
-          CUTE_UNROLL
-          for (int c = 0; c < kCols; ++c) dps(r, c) = scores(r, c) * (dps(r, c) - dsum[row_of(c)]);
-        }
-      }
+      if constexpr (kKind != StepKind::softcap) gmma_wait<1>(tSrdP);  // dPᵀ landed; dV still runs
+      ds_from_p<kKind>(scores, dps, tScS_rc, dsum);
       convert_fragment_into(tSrdP, rdS);
       const int ds_buffer = s & 1;
       copy(copy_ds, tdSrdS, tdSsdS(_, _, _, ds_buffer));
@@ -593,6 +573,48 @@ struct BwdMainloopSm90 {
   __device__ static void publish_shared_writes(BwdBarrier id = BwdBarrier::kConsumers) {
     cutlass::arch::fence_view_async_shared();
     cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(id));
+  }
+
+  /// Softcap steps, once Sᵀ and dPᵀ have landed: the scores become the forward's log2-domain
+  /// t = tanh(s · softcap_pre) · score_to_log2 (before the mask), and dPᵀ becomes (1 − tanh²) ∘ (dP − D),
+  /// the chain rule's factor folded in as the scores are transformed so no tile of it stays live. `coords`:
+  /// the (key, query row) of each value; `dsum`: D by query row of the block.
+  template <class Scores, class Coords>
+  __device__ __forceinline__ static void fold_softcap_chain(const BwdKernelParams& base, Scores& scores,
+                                                            Scores& dps, const Coords& coords,
+                                                            const float* dsum) {
+    using namespace cute;
+    constexpr int kRows = decltype(size<0>(coords))::value;
+    constexpr int kCols = decltype(size<1>(coords))::value;
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      CUTE_UNROLL
+      for (int c = 0; c < kCols; ++c) {
+        const float th = softcap_tanh(scores(r, c) * base.softcap_pre);
+        dps(r, c) = (1.0f - th * th) * (dps(r, c) - dsum[get<1>(coords(0, c))]);
+        scores(r, c) = th * base.score_to_log2;
+      }
+    }
+  }
+
+  /// dSᵀ = Pᵀ ∘ (dPᵀ − D) in place of dPᵀ, from P in `scores` (fp32); a softcap step's dPᵀ already holds
+  /// (1 − tanh²) ∘ (dP − D) (fold_softcap_chain).
+  template <StepKind kKind, class Scores, class Coords>
+  __device__ __forceinline__ static void ds_from_p(const Scores& scores, Scores& dps, const Coords& coords,
+                                                   const float* dsum) {
+    using namespace cute;
+    if constexpr (kKind == StepKind::softcap) {
+      CUTE_UNROLL
+      for (int i = 0; i < size(dps); ++i) dps(i) *= scores(i);
+    } else {
+      constexpr int kRows = decltype(size<0>(coords))::value;
+      constexpr int kCols = decltype(size<1>(coords))::value;
+      CUTE_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        CUTE_UNROLL
+        for (int c = 0; c < kCols; ++c) dps(r, c) = scores(r, c) * (dps(r, c) - dsum[get<1>(coords(0, c))]);
+      }
+    }
   }
 
   /// P = exp2(t − lse) in place from a step's scores: raw scores of a bulk step (scaled, no mask) or of a
