@@ -5,9 +5,9 @@
 //   landed (t: the forward's log2-domain score with mask, ALiBi, softcap), Pᵀ into shared memory; then
 //   barrier kPReady (every row of Pᵀ is there) and dV[:, h_w] += Pᵀ·dO[:, h_w], which runs under
 //   dSᵀ = P ∘ (dPᵀ − D) [∘ (1 − tanh²) with softcap] into shared memory; barrier kdSReady; then dQ slice 0
-//   of h_w (dS·K), dK[:, h_w] += dSᵀ·Q[:, h_w], and the other dQ slices, each staged for the dQ writer as
-//   soon as it lands (slice 0 while dK runs). dO is released once dV has landed, so the next step's dO
-//   (one stage) loads under the rest of the step.
+//   of h_w (dS·K), dK[:, h_w] += dSᵀ·Q[:, h_w], and dQ slice 1, each slice staged for the dQ writer (slice
+//   0 while dK runs, slice 1 under the next step's Sᵀ and dPᵀ). dO is released once dV has landed, so the
+//   next step's dO (one stage) loads under the rest of the step.
 // Both warpgroups run the softmax and dS phases at once, each on its own rows; nothing crosses between
 // them but Pᵀ and dSᵀ.
 //
@@ -103,6 +103,11 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
 
   start_consuming(params, smem, work, thread);  // each step stages the next step's lse and D before kdSReady
 
+  // Step s's last dQ slice is staged in step s + 1, once that step's Sᵀ and dPᵀ are issued: the tensor cores
+  // go from one step's products to the next without waiting for the staging (and for the dQ writer to have
+  // read slice 0). The slice's product itself is waited for within its step: left in flight across the
+  // loop's back edge (with dK), it made ptxas serialise every wgmma (C7514).
+  static_assert(Layouts::kDqSlices == 2, "slice 0 is staged within its step, slice 1 in the next one");
   State read;
   typename PipelinedO::PipelineState read_do;
   auto step = [&](int s, StepCoord at, StepCoord next, auto kind) __attribute__((always_inline)) {
@@ -136,6 +141,7 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     } else {
       gmma_wait<1>(tSrS);  // Sᵀ landed (wgmma groups complete in issue order); dPᵀ still runs
     }
+    if (s > 0) stage_dq();  // the step before's last slice
     scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
     convert_fragment_into(tSrS, rPdS);
     copy(copy_pds, tPrPdS, tPsPt(_, _, _, buffer));
@@ -151,26 +157,22 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     if (s + 1 < steps) store_stat(smem, s + 1, thread, next_stat);
     publish_shared_writes(BwdBarrier::kdSReady);  // dSᵀ of all BLOCK_M rows (and the next step's lse and D)
 
-    // dQ slice 0, then dK, then the other slices: each slice is staged while the next product runs.
+    // dQ slice 0, then dK, then slice 1: slice 0 is staged while dK runs, slice 1 in the next step.
     gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, buffer), dq_slice_b(0), tdQrdQ);
     gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdSt(_, _, _, buffer), tdKrQt(_, _, _, stage),
                                             acc_dk);
-    gmma_wait<1>(tdQrdQ);  // dV and dQ slice 0 landed (groups complete in issue order); dK still runs
+    gmma_wait<1>(tdQrdQ, acc_dv);  // dV and dQ slice 0 landed (groups complete in issue order); dK runs
     pipeline_do.consumer_release(read_do);  // dPᵀ and dV, the readers of dO, are done
     ++read_do;
     stage_dq();
-    CUTE_UNROLL
-    for (int slice = 1; slice < Layouts::kDqSlices; ++slice) {
-      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, buffer), dq_slice_b(slice), tdQrdQ);
-      gmma_wait<0>(tdQrdQ);
-      stage_dq();
-    }
-    gmma_wait<0>(acc_dv, acc_dk);
+    gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, buffer), dq_slice_b(1), tdQrdQ);
+    gmma_wait<0>(tdQrdQ, acc_dk);
     pipeline.consumer_release(read);  // this thread is done with the stage's Q
     ++read;
   };
 
   run_steps(params, work, step);
+  stage_dq();  // the last step's slice 1
 }
 
 }  // namespace flashattn::cuda::sm90
