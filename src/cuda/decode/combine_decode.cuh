@@ -1,7 +1,8 @@
 // flashattn — the split combine: each query row's num_splits partial states (normalised O in fp32 and its
 // lse) merged with the log-sum-exp merge of epilogue_decode_sm80.cuh, in split order (deterministic), and
 // written to out in the dtype and to lse. One warp per row: the lanes find the largest lse and the weights'
-// sum together (split_weights.cuh), then each lane accumulates its 4-column groups of O over the splits.
+// sum together (split_weights.cuh), then each lane accumulates its 4-column groups of O over the splits,
+// loading a batch of splits' partials before merging them.
 #pragma once
 
 #include <cmath>
@@ -48,23 +49,39 @@ __global__ void __launch_bounds__(kWarps * 32)
 
   float4 acc[kGroupsPerLane];
   for (int g = 0; g < kGroupsPerLane; ++g) acc[g] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  // No branch in the body, so the unrolled iterations' loads are all in flight together instead of one L2
-  // round trip per split. An empty split's O is 0 (finite) and weighs 0.
-#pragma unroll 4
-  for (int s = 0; s < splits; ++s) {
-    const float lse = lse_partial[s * params.partial_rows];
-    const float weight = split_scale(lse, max_lse) * inverse;
-    const float4* o =
-        reinterpret_cast<const float4*>(params.o_partial + (s * params.partial_rows + row) * kHeadDimV);
+  // The partials of kSplitBatch splits are loaded before any is merged, so their L2 round trips overlap:
+  // with the loads and the merge in one unrolled loop the compiler kept two splits' loads in flight, and a
+  // 32-split row paid 16 round trips. The merge stays in split order (the cluster combine's). An empty
+  // split's O is 0 (finite) and weighs 0.
+  constexpr int kSplitBatch = 16 / kGroupsPerLane;
+  for (int s0 = 0; s0 < splits; s0 += kSplitBatch) {
+    float lse[kSplitBatch];
+    float4 v[kSplitBatch][kGroupsPerLane];
 #pragma unroll
-    for (int g = 0; g < kGroupsPerLane; ++g) {
-      const int group = lane + 32 * g;
-      if (group < kGroups) {
-        const float4 v = o[group];
-        acc[g].x += weight * v.x;
-        acc[g].y += weight * v.y;
-        acc[g].z += weight * v.z;
-        acc[g].w += weight * v.w;
+    for (int i = 0; i < kSplitBatch; ++i) {
+      const int s = s0 + i;
+      if (s < splits) {
+        lse[i] = lse_partial[s * params.partial_rows];
+        const float4* o =
+            reinterpret_cast<const float4*>(params.o_partial + (s * params.partial_rows + row) * kHeadDimV);
+#pragma unroll
+        for (int g = 0; g < kGroupsPerLane; ++g) {
+          const int group = lane + 32 * g;
+          if (group < kGroups) v[i][g] = o[group];
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kSplitBatch; ++i) {
+      if (s0 + i < splits) {
+        const float weight = split_scale(lse[i], max_lse) * inverse;
+#pragma unroll
+        for (int g = 0; g < kGroupsPerLane; ++g) {
+          acc[g].x += weight * v[i][g].x;
+          acc[g].y += weight * v[i][g].y;
+          acc[g].z += weight * v[i][g].z;
+          acc[g].w += weight * v[i][g].w;
+        }
       }
     }
   }
