@@ -122,17 +122,20 @@ struct BwdMainloopSm90 {
     int n0;        ///< First key of the block.
     int m_begin;   ///< Query blocks [m_begin, m_end) hold every row that keeps a key of the block.
     int m_end;
+    int m_first;  ///< Each head's walk over [m_begin, m_end) starts here and wraps from m_end to m_begin.
     std::int64_t q_row_offset;  ///< Row of the sequence's first token in the TMA views of q and dout.
     std::int64_t k_row_offset;  ///< Row of the sequence's first key in the TMA views of k and v.
     int tma_batch;              ///< Batch coordinate of the TMA views (0 for varlen).
 
     __device__ int steps() const { return (m_end - m_begin) * heads; }
     /// Steps walk the query blocks of one head, then of the next: step s is query block
-    /// m_begin + s % blocks of head first_head + s / blocks, reached by stepping from the first one
-    /// (a division by the runtime block count cost ~20 dependent instructions at every step's start).
-    __device__ StepCoord first_step() const { return {first_head, m_begin}; }
+    /// m_begin + (m_first - m_begin + s % blocks) % blocks of head first_head + s / blocks, reached by
+    /// stepping from the first one (a division by the runtime block count cost ~20 dependent instructions
+    /// at every step's start).
+    __device__ StepCoord first_step() const { return {first_head, m_first}; }
     __device__ StepCoord after(StepCoord at) const {
-      return at.m_block + 1 < m_end ? StepCoord{at.head, at.m_block + 1} : StepCoord{at.head + 1, m_begin};
+      const int m_block = at.m_block + 1 < m_end ? at.m_block + 1 : m_begin;
+      return m_block != m_first ? StepCoord{at.head, m_block} : StepCoord{at.head + 1, m_block};
     }
   };
 
@@ -168,6 +171,14 @@ struct BwdMainloopSm90 {
         work.m_end = static_cast<int>((end + kBlockM - 1) / kBlockM);
       }
     }
+    // With an unbounded right window every key block's walk starts at the same query block (0), and the
+    // CTAs running at once (consecutive key blocks of a head: longest first is for causal only) would add
+    // their dQ into the same rows together, which L2 serialises. So key block n starts at query block
+    // n mod blocks, and those CTAs add into different rows. Bounded (causal), the walks start on the
+    // diagonal, apart already. Deterministic runs keep the order their semaphores assume (first_key_block).
+    const int blocks = work.m_end - work.m_begin;
+    const bool rotate = p.window_right >= kUnboundedWindow && !p.deterministic && blocks > 0;
+    work.m_first = rotate ? work.m_begin + work.n_block % blocks : work.m_begin;
     work.q_row_offset = p.q_start(work.batch);
     work.k_row_offset = p.k_start(work.batch);
     work.tma_batch = p.is_varlen() ? 0 : work.batch;
