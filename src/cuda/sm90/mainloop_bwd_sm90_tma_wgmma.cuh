@@ -416,29 +416,9 @@ struct BwdMainloopSm90 {
     const std::uint32_t dq_block = cute::cast_smem_ptr_to_uint(
         smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>);
 
-    // This warpgroup's landed dQ into its block of the staging buffer, once the dQ writer has read the
-    // previous one (its reduce-add may still be running); then published to the writer.
-    auto store_dq = [&] {
-      cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
-                                        static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
-      // The address base from a fresh thread index: not hoisted, so not held across the steps.
-      stage_dq_keys_split<Layouts::kHeadDimPerWarpGroup>(
-          tdQrdQ, dq_block, static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
-    };
-    auto publish_dq = [&] {
-      cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
-      dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
-    };
-
     start_consuming(params, smem, work,
                     thread);  // each step stages the next step's lse and D before its dS barrier
 
-    // BwdTileSm90::dq_staged_next_step: step s's dQ is staged in step s + 1 once that step's Sᵀ has landed
-    // (staged any earlier, before a wgmma wait, ptxas injects a wait for it: C7517), so the tensor cores go
-    // from one step's products to the next without waiting for the staging and the dQ writer. No wgmma is
-    // left in flight across the loop's back edge (that made ptxas serialise every wgmma at D 256: C7514).
-    // Otherwise dQ is staged in its own step, while dK runs.
-    constexpr bool kDqStagedNextStep = bwd_tile_sm90(kHeadDim).dq_staged_next_step;
     State read;
     auto step = [&](int s, StepCoord at, StepCoord next, auto kind) __attribute__((always_inline)) {
       constexpr StepKind kKind = decltype(kind)::value;
@@ -469,12 +449,6 @@ struct BwdMainloopSm90 {
       } else {
         gmma_wait<1>(tSrS);  // Sᵀ landed (wgmma groups complete in issue order); dPᵀ still runs
       }
-      if constexpr (kDqStagedNextStep) {
-        if (s > 0) {  // the step before's, under dPᵀ
-          store_dq();
-          publish_dq();
-        }
-      }
       scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
       convert_fragment_into(tSrS, rP);
       // dV += Pᵀ·dO runs while dS is computed (it reads rP, left untouched until the final wait).
@@ -490,23 +464,22 @@ struct BwdMainloopSm90 {
       publish_shared_writes();  // dS of all BLOCK_N keys (and the next step's lse and D) are in shared memory
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, ds_buffer), tdQrKt, tdQrdQ);
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
-      if constexpr (kDqStagedNextStep) {
-        gmma_wait<0>(tdQrdQ, acc_dv, acc_dk, tdVrP, tdKrdS);
-      } else {
-        gmma_wait<1>(tdQrdQ);  // dV and dQ landed (groups complete in issue order); dK runs under the staging
-        store_dq();
-        gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
-        publish_dq();  // the fence waits for the stores to complete: after dK's wait, the two waits overlap
-      }
+      gmma_wait<1>(tdQrdQ);  // dV and dQ landed (groups complete in issue order); dK runs under the staging
+      // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
+      cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
+                                        static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
+      // The address base from a fresh thread index: not hoisted, so not held across the steps.
+      stage_dq_keys_split<Layouts::kHeadDimPerWarpGroup>(
+          tdQrdQ, dq_block, static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
+      gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
+      // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
+      cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
+      dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
       pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
       ++read;
     };
 
     run_steps(params, work, step);
-    if constexpr (kDqStagedNextStep) {  // the last step's
-      store_dq();
-      publish_dq();
-    }
   }
 
   /// consume() with the head dim split (mainloop_bwd_sm90_split_head_dim.cuh).
