@@ -16,7 +16,8 @@ Grids (--grid), all in --dtype (bf16 by default), layout (B, S, H, D), Sq = Sk =
   paper     the FlashAttention papers': B*S = 16384 tokens, hidden 2048 (H = 2048 / D), D in {64, 128, 256},
             causal and full, S in {512 ... 16384}; --tokens, --hidden, --head-dims, --masks, --seqlens set it.
 --op bwd times dq, dk, dv by autograd and, up to S = 4096, checks them against the float32 reference's
-gradients with the same rule ("grads_verified").
+gradients with the same rule ("grads_verified"); "flashattn_det" is flashattn with deterministic=True (dQ
+added in key-block order), for the cost of bitwise-reproducible gradients in the same run.
   gqa-long  long-context grouped-query attention: Hq = 32 query heads sharing Hkv = 8 K/V heads, D = 128,
             causal, (B, S) in (8, 4096), (1, 8192), (1, 16384) ... (1, 131072); --seqlens narrows it.
   decode    (--op decode) one new query token over a KV cache: Hq = 32, Hkv = 8, D = 128 (--decode-head-dim:
@@ -73,7 +74,7 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--op", choices=["fwd", "bwd", "decode"], default="fwd")
     p.add_argument("--impls", default="flashattn,fa2,cudnn,efficient",
-                   help="comma list of flashattn, fa2, cudnn, efficient, flex")
+                   help="comma list of flashattn, flashattn_det (deterministic=True), fa2, cudnn, efficient, flex")
     p.add_argument("--path", choices=["auto", "hopper", "portable"], default="auto",
                    help="flashattn's CUDA kernel family")
     p.add_argument("--dtype", choices=list(DTYPES), default="bf16")
@@ -320,11 +321,12 @@ def verify_grads(grads, q, k, v, causal, grad):
 
 def make_impl(name, q, k, v, causal, path):
     """A zero-argument callable computing out in (B, S, H, D), and a function naming the kernel that ran."""
-    if name == "flashattn":
+    if name in ("flashattn", "flashattn_det"):
         import flashattn
+        deterministic = name == "flashattn_det"
 
         def run():
-            return flashattn.flash_attn_func(q, k, v, causal=causal, path=path)
+            return flashattn.flash_attn_func(q, k, v, causal=causal, deterministic=deterministic, path=path)
         return run, lambda: flashattn.last_run()["kernel"]
     qt, kt, vt = (x.transpose(1, 2) for x in (q, k, v))
     gqa = k.shape[2] != q.shape[2]
@@ -353,7 +355,7 @@ def kv_for(name, q, k, v, causal, path):
     """The K/V that `name` is timed on and whether they are expanded: a peer that rejects grouped K/V heads
     (RuntimeError, e.g. "No available kernel") gets them repeated to the query heads, here, before timing."""
     group = q.shape[2] // k.shape[2]
-    if group == 1 or name == "flashattn":
+    if group == 1 or name.startswith("flashattn"):
         return k, v, False
     run, _ = make_impl(name, q, k, v, causal, path)
     try:
@@ -512,6 +514,8 @@ def main():
     if args.op == "decode":
         args.grid = "decode"
     impls = args.impls.split(",")
+    if args.op == "decode" and "flashattn_det" in impls:
+        sys.exit("peers: flashattn_det (a deterministic backward) has no decode rows")
     dtype = DTYPES[args.dtype]
     points = GRIDS[args.grid](args)
     if not points:
