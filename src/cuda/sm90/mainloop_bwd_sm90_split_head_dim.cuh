@@ -103,10 +103,10 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
 
   start_consuming(params, smem, work, thread);  // each step stages the next step's lse and D before kdSReady
 
-  // Step s's last dQ slice is staged in step s + 1, once that step's Sᵀ and dPᵀ are issued: the tensor cores
-  // go from one step's products to the next without waiting for the staging (and for the dQ writer to have
-  // read slice 0). The slice's product itself is waited for within its step: left in flight across the
-  // loop's back edge (with dK), it made ptxas serialise every wgmma (C7514).
+  // Step s's last dQ slice is staged in step s + 1, once that step's Sᵀ has landed (dPᵀ runs under the
+  // staging): the tensor cores go from one step's products to the next without waiting for the staging (and
+  // for the dQ writer to have read slice 0). The slice's product itself is waited for within its step: left
+  // in flight across the loop's back edge (with dK), it made ptxas serialise every wgmma (C7514).
   static_assert(Layouts::kDqSlices == 2, "slice 0 is staged within its step, slice 1 in the next one");
   State read;
   typename PipelinedO::PipelineState read_do;
