@@ -42,10 +42,12 @@ struct FwdLayoutsSm90 {
   // ---- Tensor cores: consumer warpgroup w computes rows [64 w, 64 w + 64) of both products.
   using AtomLayout = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
   // S = Q·Kᵀ: both operands in shared memory, both K-major (head dim contiguous).
+  // One warpgroup's product on its own block of Q (SmemLayoutQWarpGroup), picked by a warpgroup index the
+  // compiler knows is warp-uniform: Q's descriptors are then formed in uniform registers rather than moved
+  // there from per-thread ones before each wgmma.
   using TiledMmaQK = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<Element, Element, float,
-                                 cute::Shape<cute::_64, cute::Int<kBlockN>, cute::Int<kHeadDim>>>(),
-      AtomLayout{}));
+                                 cute::Shape<cute::_64, cute::Int<kBlockN>, cute::Int<kHeadDim>>>()));
   // O += P·V: P from registers (the softmax's output), V from shared memory, MN-major (V's head dim, the
   // N of this product, is contiguous).
   using TiledMmaPV = decltype(cute::make_tiled_mma(

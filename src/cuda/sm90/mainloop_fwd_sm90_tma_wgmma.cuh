@@ -203,17 +203,23 @@ struct FwdMainloopSm90 {
     Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
     Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});
 
+    // This warpgroup's rows [64 w, 64 w + 64) of the block; w from canonical_warp_group_idx (a shuffle),
+    // which the compiler knows is warp-uniform (see Layouts::TiledMmaQK).
+    const int warp_group = cutlass::canonical_warp_group_idx() - 1;
+    auto own_rows = [&](const auto& tensor) {  // rows [64 w, 64 w + 64) of a (BLOCK_M, BLOCK_N) tensor
+      return local_tile(tensor, Shape<_64, Int<kBlockN>>{}, make_coord(warp_group, _0{}));
+    };
     typename Layouts::TiledMmaQK mma_qk;
     typename Layouts::TiledMmaPV mma_pv;
-    auto thr_qk = mma_qk.get_thread_slice(thread);
+    auto thr_qk = mma_qk.get_thread_slice(thread % 128);
     auto thr_pv = mma_pv.get_thread_slice(thread);
     Tensor tSrK = thr_qk.partition_fragment_B(sK);   // (MMA, MMA_N, MMA_K, PIPE) descriptors
     Tensor tOrV = thr_pv.partition_fragment_B(sVt);  // (MMA, MMA_N, MMA_K, PIPE) descriptors
     // (row, col) within the block of each score this thread holds, as a (rows, cols) view.
-    Tensor tScS = thr_qk.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{}));
+    Tensor tScS = thr_qk.partition_C(own_rows(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{})));
     Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));  // (ROWS, COLS)
     Tensor tOrO_rc = gmma_acc_rowcol(tOrO);                                            // (ROWS, HEAD_DIM)
-    Tensor tSrS = partition_fragment_C(mma_qk, Shape<Int<kBlockM>, Int<kBlockN>>{});   // (MMA, MMA_M, MMA_N)
+    Tensor tSrS = partition_fragment_C(mma_qk, Shape<_64, Int<kBlockN>>{});            // (MMA, MMA_M, MMA_N)
     Tensor scores = gmma_acc_rowcol(tSrS);                                             // (ROWS, BLOCK_N)
     // P of a step in the element type. With the intra-warpgroup overlap P_{n+1}'s product runs while S_n
     // lands, so P needs registers of its own; steps run in sequence, P takes the first half of S's
@@ -231,8 +237,8 @@ struct FwdMainloopSm90 {
     // Only the tiles outside [n_left, n_right) need the mask (Work). The intervals' rows come from a thread
     // index read here: the thread's row within the block, computed once per kernel, would be held through
     // every tile (spilled at D = 192 and 256).
-    Tensor tScS_here = mma_qk.get_thread_slice(thread_index_in_loop() - 128)
-                           .partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{}));
+    Tensor tScS_here = mma_qk.get_thread_slice((thread_index_in_loop() - 128) % 128)
+                           .partition_C(own_rows(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{})));
     const RowKeyIntervals<kRowsPerThread> intervals(
         make_tensor(tScS_here.data(), gmma_acc_rowcol_layout(tScS_here.layout())), work.row0,
         work.key_range(params.base.problem));
@@ -244,9 +250,10 @@ struct FwdMainloopSm90 {
     // Q's wgmma descriptors (one 64-bit value per k-slice) are rebuilt from an opaque base at every issue:
     // hoisted out of the loop they would hold 2 registers per k-slice through it, and ptxas spilled them
     // (reloading them every step) with key tiles wider than 128.
-    Element* const q_buffer = smem.q[q_stage].data();
+    Element* const q_block =
+        smem.q[q_stage].data() + warp_group * cosize_v<typename Layouts::SmemLayoutQWarpGroup>;
     auto issue_s = [&](int stage) {
-      Tensor sQ = make_tensor(make_smem_ptr(opaque(q_buffer)), typename Layouts::SmemLayoutQ{});
+      Tensor sQ = make_tensor(make_smem_ptr(opaque(q_block)), typename Layouts::SmemLayoutQWarpGroup{});
       Tensor tSrQ = thr_qk.partition_fragment_A(sQ);  // (MMA, MMA_M, MMA_K) descriptors
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_qk, tSrQ, tSrK(_, _, _, stage), tSrS);
     };
