@@ -112,4 +112,17 @@ constexpr bool bwd_ctas_longest_first(bool right_window_bounded, long long ctas,
   return right_window_bounded && ctas <= kMaxWaves * sms;
 }
 
+/// Whether the Hopper backward's key block n walks its query blocks from n mod blocks (wrapping) rather
+/// than from the first: for a tile that asks for it (BwdTileSm90::rotated_walk, where a step adds the most
+/// dQ per FLOP), only with an unbounded right window and only when not deterministic.
+/// With an unbounded right window every key block's walk would start at query block 0, and the CTAs running
+/// at once (consecutive key blocks of a head: bwd_ctas_longest_first is for a bounded window only) would add
+/// their dQ into the same rows together; L2 serialises reduce-adds into one address. A bounded window
+/// (causal) starts the walks on the diagonal, apart already. Deterministic runs keep the ascending order
+/// their semaphores assume. Measured at D 256, full attention, B·S = 16k: 1.01-1.13x (docs/PERF.md, backward
+/// session 23).
+constexpr bool bwd_rotated_walk(bool tile_rotates, bool right_window_bounded, bool deterministic) {
+  return tile_rotates && !right_window_bounded && !deterministic;
+}
+
 }  // namespace flashattn::core

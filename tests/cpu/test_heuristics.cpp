@@ -49,5 +49,14 @@ TEST(Heuristics, BackwardRunsLongestFirstOnlyForCausalGridsOfFourWaves) {
   EXPECT_FALSE(bwd_ctas_longest_first(true, 2048, 132));         // the B·S = 16k grid: 0.69-1.00x
 }
 
+// The rotated walk only where the tile asks for it, with no right window bound (causal walks start on the
+// diagonal already) and never in deterministic mode (its semaphores assume ascending query blocks).
+TEST(Heuristics, BackwardRotatesTheWalkOnlyForUnboundedNonDeterministicRuns) {
+  EXPECT_TRUE(bwd_rotated_walk(true, false, false));
+  EXPECT_FALSE(bwd_rotated_walk(true, true, false));    // causal / bounded right window
+  EXPECT_FALSE(bwd_rotated_walk(true, false, true));    // deterministic
+  EXPECT_FALSE(bwd_rotated_walk(false, false, false));  // a tile that keeps ascending order (D 64 / 128)
+}
+
 }  // namespace
 }  // namespace flashattn::core

@@ -171,13 +171,9 @@ struct BwdMainloopSm90 {
         work.m_end = static_cast<int>((end + kBlockM - 1) / kBlockM);
       }
     }
-    // BwdTileSm90::rotated_walk: with an unbounded right window every key block's walk would start at query
-    // block 0, and the CTAs running at once (consecutive key blocks of a head: longest first is for causal
-    // only) add their dQ into the same rows together. Bounded (causal), the walks start on the diagonal,
-    // apart already. Deterministic runs keep the order their semaphores assume (first_key_block).
+    // params.rotated_walk (core::bwd_rotated_walk): key block n starts at query block n mod blocks.
     const int blocks = work.m_end - work.m_begin;
-    const bool rotate = bwd_tile_sm90(kHeadDim).rotated_walk && p.window_right >= kUnboundedWindow &&
-                        !p.deterministic && blocks > 0;
+    const bool rotate = params.rotated_walk && blocks > 0;
     work.m_first = rotate ? work.m_begin + work.n_block % blocks : work.m_begin;
     work.q_row_offset = p.q_start(work.batch);
     work.k_row_offset = p.k_start(work.batch);

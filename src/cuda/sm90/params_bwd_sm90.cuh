@@ -29,6 +29,7 @@ struct BwdParamsSm90 {
   typename Layouts::GmemShape shape_k;     ///< (rows, head dim, heads_kv, batch) of k and v.
   typename Layouts::GmemShapedQ shape_dq;  ///< (tokens, head dim, heads) of the dQ accumulator.
   bool longest_first;                      ///< CTA order (core::bwd_ctas_longest_first).
+  bool rotated_walk;                       ///< Query block order (core::bwd_rotated_walk).
 };
 
 /// Host: the device parameters of `base` (validated; at least one key block) for a grid of `ctas` CTAs on a
@@ -81,7 +82,9 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
           shape_q,
           shape_k,
           shape_dq,
-          core::bwd_ctas_longest_first(p.window_right < kUnboundedWindow, ctas, sms)};
+          core::bwd_ctas_longest_first(p.window_right < kUnboundedWindow, ctas, sms),
+          core::bwd_rotated_walk(bwd_tile_sm90(kHeadDim).rotated_walk, p.window_right < kUnboundedWindow,
+                                 p.deterministic)};
 }
 
 }  // namespace flashattn::cuda::sm90

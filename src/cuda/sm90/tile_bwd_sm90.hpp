@@ -26,12 +26,13 @@ struct BwdTileSm90 {
   int block_n;          ///< Keys per CTA: 64 per consumer warpgroup, or 64 when they split the head dim.
   int stages;           ///< Depth of the Q (/ dO) ring.
   bool split_head_dim;  ///< The consumer warpgroups split the head dim rather than the keys (see above).
-  /// With an unbounded right window, key block n walks the query blocks from n mod blocks (wrapping)
-  /// rather than from 0, so that the CTAs running at once (consecutive key blocks of a head) add their dQ
-  /// into different rows: L2 serialises reduce-adds into the same address. It pays where a step adds the
-  /// most dQ per FLOP (D 256: 64 keys a CTA, twice the CTAs per head of D 128), and costs the L2 reuse
-  /// of Q and dO by CTAs walking together elsewhere. Measured full attention, B·S = 16k (docs/PERF.md,
-  /// backward session 23): D 256 1.01-1.13x, D 128 0.99-1.00x, D 64 0.99-1.01x.
+  /// With an unbounded right window and not deterministic (core::bwd_rotated_walk), key block n walks the
+  /// query blocks from n mod blocks (wrapping) rather than from 0, so that the CTAs running at once
+  /// (consecutive key blocks of a head) add their dQ into different rows: L2 serialises reduce-adds into the
+  /// same address. It pays where a step adds the most dQ per FLOP (D 256: 64 keys a CTA, twice the CTAs per
+  /// head of D 128), and costs the L2 reuse of Q and dO by CTAs walking together elsewhere. Measured full
+  /// attention, B·S = 16k (docs/PERF.md, backward session 23): D 256 1.01-1.13x, D 128 0.99-1.00x, D 64
+  /// 0.99-1.01x.
   bool rotated_walk;
 };
 
