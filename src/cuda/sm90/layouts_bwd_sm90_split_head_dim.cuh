@@ -52,22 +52,16 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
   static_assert(kBlockM == 64, "Pᵀ and dSᵀ rows are one 128-byte swizzle atom wide");
   static_assert(kHeadDimPerWarpGroup % 64 == 0, "Kᵀ's MN-major reading: whole 128-byte atoms per warpgroup");
 
-  // ---- Tensor cores. Every product is issued as one warpgroup's (thread index within it) on its own slice
-  // of shared memory: Sᵀ / dPᵀ on its 32 query rows of Q / dO, dV / dK on its head-dim half of dOᵀ / Qᵀ, dQ
-  // on one kDqCols-column slice of its half of Kᵀ at a time (the whole half, 64 fp32 per thread, in flight
-  // next to dK and dV made ptxas serialise every wgmma: C7512). The slices are picked by a warp-uniform
-  // warpgroup index, so the descriptors are formed in uniform registers. dK and dV's accumulators (and
-  // the epilogue) keep the both-warpgroups layout TiledMmadKV: each thread's part is the same.
+  // ---- Tensor cores. Sᵀ / dPᵀ (split along the query rows) and dV / dK (along the head dim) over both
+  // warpgroups (thread index among the consumers); dQ on one warpgroup (thread index within it), one
+  // kDqCols-column slice of its head-dim half at a time: the whole half (64 fp32 per thread) in flight
+  // next to dK and dV made ptxas serialise every wgmma (C7512).
   using AtomLayoutHeadDim = cute::Layout<cute::Shape<cute::_1, cute::Int<kConsumerWarpGroups>, cute::_1>>;
   using TiledMmaSdP = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<
           Element, Element, float,
-          cute::Shape<cute::Int<kBlockN>, cute::Int<kBlockM / kConsumerWarpGroups>, cute::Int<kHeadDim>>>()));
-  using TiledMmadKVWarpGroup = decltype(cute::make_tiled_mma(
-      cute::GMMA::ss_op_selector<
-          Element, Element, float,
-          cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDimPerWarpGroup>, cute::Int<kBlockM>>,
-          cute::GMMA::Major::K, cute::GMMA::Major::MN>()));
+          cute::Shape<cute::Int<kBlockN>, cute::Int<kBlockM / kConsumerWarpGroups>, cute::Int<kHeadDim>>>(),
+      AtomLayoutHeadDim{}));
   using TiledMmadKV = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<
           Element, Element, float,

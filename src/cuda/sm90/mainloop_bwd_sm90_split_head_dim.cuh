@@ -47,63 +47,42 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
   Tensor sdSt = make_tensor(make_smem_ptr(smem.dst.data()), typename Layouts::SmemLayoutPt{});    // (N, M, 2)
   Tensor sdS = make_tensor(make_smem_ptr(smem.dst.data()), typename Layouts::SmemLayoutP{});      // (M, N, 2)
 
-  // This warpgroup, from canonical_warp_group_idx (a shuffle): warp-uniform, so every descriptor built from
-  // its slices is formed in uniform registers (see the layouts' tensor cores).
-  const int warp_group = cutlass::canonical_warp_group_idx() - 1;
-  const int wg_thread = thread % 128;
-  constexpr int kRows = kBlockM / Layouts::kConsumerWarpGroups;  // query rows of a warpgroup's Sᵀ / dPᵀ
-  constexpr int kHalf = Layouts::kHeadDimPerWarpGroup;
-
-  // Sᵀ and dPᵀ: (N, kRows) from K / V (A) and this warpgroup's query rows of Q / dO (B).
+  // Sᵀ and dPᵀ: (N, M) from K / V (A) and Q / dO (B); this warpgroup's 32 query rows.
   typename Layouts::TiledMmaSdP mma_sdp;
-  auto thr_sdp = mma_sdp.get_thread_slice(wg_thread);
-  auto own_rows = [&](const auto& tensor) {  // rows [kRows w, kRows (w + 1)) of an (M, D, PIPE) tensor
-    return local_tile(tensor, make_shape(Int<kRows>{}, size<1>(tensor), size<2>(tensor)),
-                      make_coord(warp_group, _0{}, _0{}));
-  };
-  auto own_cols = [&](const auto& tensor) {  // columns [kRows w, ...) of an (N, M[, 2]) tensor
-    if constexpr (decltype(rank(tensor))::value == 2) {
-      return local_tile(tensor, Shape<Int<kBlockN>, Int<kRows>>{}, make_coord(_0{}, warp_group));
-    } else {
-      return local_tile(tensor, Shape<Int<kBlockN>, Int<kRows>, _2>{}, make_coord(_0{}, warp_group, _0{}));
-    }
-  };
-  Tensor tSrK = thr_sdp.partition_fragment_A(sK);              // (MMA, MMA_N, MMA_K) descriptors
-  Tensor tSrV = thr_sdp.partition_fragment_A(sV);              // (MMA, MMA_N, MMA_K)
-  Tensor tSrQ = thr_sdp.partition_fragment_B(own_rows(sQ));    // (MMA, MMA_M, MMA_K, PIPE)
-  Tensor tSrdO = thr_sdp.partition_fragment_B(own_rows(sdO));  // (MMA, MMA_M, MMA_K, 1)
-  Tensor tSrS = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kRows>>{});   // (MMA, 1, 1) fp32
-  Tensor tSrdP = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kRows>>{});  // (MMA, 1, 1) fp32
+  auto thr_sdp = mma_sdp.get_thread_slice(thread);
+  Tensor tSrK = thr_sdp.partition_fragment_A(sK);    // (MMA, MMA_N, MMA_K) descriptors
+  Tensor tSrV = thr_sdp.partition_fragment_A(sV);    // (MMA, MMA_N, MMA_K)
+  Tensor tSrQ = thr_sdp.partition_fragment_B(sQ);    // (MMA, MMA_M, MMA_K, PIPE)
+  Tensor tSrdO = thr_sdp.partition_fragment_B(sdO);  // (MMA, MMA_M, MMA_K, 1)
+  Tensor tSrS = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});   // (MMA, 1, 1) fp32
+  Tensor tSrdP = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});  // (MMA, 1, 1) fp32
   Tensor scores = gmma_acc_rowcol(tSrS);  // (ROWS = keys, COLS = query rows)
   Tensor dps = gmma_acc_rowcol(tSrdP);
   // (key, query row) within the tile of each score this thread holds, as a (rows, cols) view.
-  Tensor tScS = thr_sdp.partition_C(own_cols(make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{})));
+  Tensor tScS = thr_sdp.partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{}));
   Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));
   // Pᵀ or dSᵀ registers -> shared memory.
   Tensor rPdS = make_fragment_like<Element>(tSrS);
   auto copy_pds = make_tiled_copy_C(typename Layouts::SmemCopyAtomPdS{}, mma_sdp);
-  auto thr_copy_pds = copy_pds.get_slice(wg_thread);
+  auto thr_copy_pds = copy_pds.get_slice(thread);
   Tensor tPrPdS = thr_copy_pds.retile_S(rPdS);
-  Tensor tPsPt = thr_copy_pds.partition_D(own_cols(sPt));    // (CPY, CPY_N, CPY_M, 2)
-  Tensor tPsdSt = thr_copy_pds.partition_D(own_cols(sdSt));  // (CPY, CPY_N, CPY_M, 2)
+  Tensor tPsPt = thr_copy_pds.partition_D(sPt);    // (CPY, CPY_N, CPY_M, 2)
+  Tensor tPsdSt = thr_copy_pds.partition_D(sdSt);  // (CPY, CPY_N, CPY_M, 2)
 
-  // dV and dK: (N, kHalf), this warpgroup's half of the head dim, from Pᵀ / dSᵀ (A) and dOᵀ / Qᵀ (B).
-  typename Layouts::TiledMmadKVWarpGroup mma_dkv;
-  auto thr_dkv = mma_dkv.get_thread_slice(wg_thread);
-  auto own_half = [&](const auto& tensor) {  // rows [kHalf w, kHalf (w + 1)) of a (D, M, PIPE) tensor
-    return local_tile(tensor, make_shape(Int<kHalf>{}, size<1>(tensor), size<2>(tensor)),
-                      make_coord(warp_group, _0{}, _0{}));
-  };
-  Tensor tdVrPt = thr_dkv.partition_fragment_A(sPt);              // (MMA, MMA_N, MMA_K, 2)
-  Tensor tdKrdSt = thr_dkv.partition_fragment_A(sdSt);            // (MMA, MMA_N, MMA_K, 2)
-  Tensor tdVrdOt = thr_dkv.partition_fragment_B(own_half(sdOt));  // (MMA, MMA_D, MMA_K, 1)
-  Tensor tdKrQt = thr_dkv.partition_fragment_B(own_half(sQt));    // (MMA, MMA_D, MMA_K, PIPE)
+  // dV and dK: (N, D), this warpgroup's half of the head dim, from Pᵀ / dSᵀ (A) and dOᵀ / Qᵀ (B).
+  typename Layouts::TiledMmadKV mma_dkv;
+  auto thr_dkv = mma_dkv.get_thread_slice(thread);
+  Tensor tdVrPt = thr_dkv.partition_fragment_A(sPt);    // (MMA, MMA_N, MMA_K, 2)
+  Tensor tdKrdSt = thr_dkv.partition_fragment_A(sdSt);  // (MMA, MMA_N, MMA_K, 2)
+  Tensor tdVrdOt = thr_dkv.partition_fragment_B(sdOt);  // (MMA, MMA_D, MMA_K, 1)
+  Tensor tdKrQt = thr_dkv.partition_fragment_B(sQt);    // (MMA, MMA_D, MMA_K, PIPE)
 
   // dQ: (M, kDqCols) slices of this warpgroup's half of the head dim, from dS (A) and Kᵀ (B), staged into
   // the warpgroup's block of the dQ buffer.
   constexpr int kDqCols = Layouts::kDqCols;
+  const int warp_group = thread / 128;
   typename Layouts::TiledMmadQ mma_dq;
-  auto thr_dq = mma_dq.get_thread_slice(wg_thread);
+  auto thr_dq = mma_dq.get_thread_slice(thread % 128);
   Tensor tdQrdS = thr_dq.partition_fragment_A(sdS);  // (MMA, MMA_M, MMA_K, 2)
   auto dq_slice_b = [&](int slice) {  // (MMA, 1, MMA_K) descriptors of slice `slice` of the half
     return thr_dq.partition_fragment_B(local_tile(sKt, Shape<Int<kDqCols>, Int<kBlockN>>{},
