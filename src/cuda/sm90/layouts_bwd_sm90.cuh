@@ -146,13 +146,11 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
 
   // ---- Tensor cores.
   using AtomLayoutKeys = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
-  // Sᵀ / dPᵀ and dQ are one warpgroup's products, each on its own slice of shared memory (its 64 keys of K
-  // and V, its head-dim half of Kᵀ), chosen by a warpgroup index the compiler knows is warp-uniform: their
-  // descriptors are then formed in uniform registers, not moved there from per-thread ones before each
-  // wgmma (~4 instructions a wgmma).
+  using AtomLayoutHeadDim = cute::Layout<cute::Shape<cute::_1, cute::Int<kConsumerWarpGroups>, cute::_1>>;
   using TiledMmaSdP = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<Element, Element, float,
-                                 cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>>()));
+                                 cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>>(),
+      AtomLayoutKeys{}));
   using TiledMmadKV = decltype(cute::make_tiled_mma(
       cute::GMMA::rs_op_selector<Element, Element, float,
                                  cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockM>>,
@@ -161,7 +159,8 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   using TiledMmadQ = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<Element, Element, float,
                                  cute::Shape<cute::_64, cute::Int<kHeadDimPerWarpGroup>, cute::Int<kBlockN>>,
-                                 cute::GMMA::Major::MN, cute::GMMA::Major::MN>()));
+                                 cute::GMMA::Major::MN, cute::GMMA::Major::MN>(),
+      AtomLayoutHeadDim{}));
 
   // dS (BLOCK_M, BLOCK_N), query rows contiguous: written from dSᵀ registers, whose pairs of adjacent
   // columns are adjacent query rows. Double-buffered (see the mainloop).

@@ -371,27 +371,19 @@ struct BwdMainloopSm90 {
     Tensor sdS = make_tensor(make_smem_ptr(smem.ds.data()), typename Layouts::SmemLayoutdS{});    // (M, N, 2)
     Tensor sdSt = make_tensor(make_smem_ptr(smem.ds.data()), typename Layouts::SmemLayoutdSt{});  // (N, M, 2)
 
-    // This warpgroup's keys, [64 w, 64 w + 64), and its thread index; w from canonical_warp_group_idx (a
-    // shuffle), which the compiler knows is warp-uniform (see Layouts::TiledMmaSdP).
-    const int warp_group = cutlass::canonical_warp_group_idx() - 1;
-    const int wg_thread = thread % 128;
-    auto own_keys = [&](const auto& tensor) {  // rows [64 w, 64 w + 64) of a (BLOCK_N, ...) tensor
-      return local_tile(tensor, make_shape(_64{}, size<1>(tensor)), make_coord(warp_group, _0{}));
-    };
-
-    // Sᵀ and dPᵀ: (64, M) of this warpgroup's keys, from K / V (A) and Q / dO (B).
+    // Sᵀ and dPᵀ: (N, M) from K / V (A) and Q / dO (B).
     typename Layouts::TiledMmaSdP mma_sdp;
-    auto thr_sdp = mma_sdp.get_thread_slice(wg_thread);
-    Tensor tSrK = thr_sdp.partition_fragment_A(own_keys(sK));  // (MMA, MMA_N, MMA_K) descriptors
-    Tensor tSrV = thr_sdp.partition_fragment_A(own_keys(sV));  // (MMA, MMA_N, MMA_K)
-    Tensor tSrQ = thr_sdp.partition_fragment_B(sQ);            // (MMA, MMA_M, MMA_K, PIPE)
-    Tensor tSrdO = thr_sdp.partition_fragment_B(sdO);          // (MMA, MMA_M, MMA_K, PIPE)
-    Tensor tSrS = partition_fragment_C(mma_sdp, Shape<_64, Int<kBlockM>>{});   // (MMA, 1, 1) fp32
-    Tensor tSrdP = partition_fragment_C(mma_sdp, Shape<_64, Int<kBlockM>>{});  // (MMA, 1, 1) fp32
+    auto thr_sdp = mma_sdp.get_thread_slice(thread);
+    Tensor tSrK = thr_sdp.partition_fragment_A(sK);    // (MMA, MMA_N, MMA_K) descriptors
+    Tensor tSrV = thr_sdp.partition_fragment_A(sV);    // (MMA, MMA_N, MMA_K)
+    Tensor tSrQ = thr_sdp.partition_fragment_B(sQ);    // (MMA, MMA_M, MMA_K, PIPE)
+    Tensor tSrdO = thr_sdp.partition_fragment_B(sdO);  // (MMA, MMA_M, MMA_K, PIPE)
+    Tensor tSrS = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});   // (MMA, 1, 1) fp32
+    Tensor tSrdP = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});  // (MMA, 1, 1) fp32
     Tensor scores = gmma_acc_rowcol(tSrS);  // (ROWS = keys, COLS = query rows)
     Tensor dps = gmma_acc_rowcol(tSrdP);
-    // (key, query row) within the CTA's tile of each score this thread holds, as a (rows, cols) view.
-    Tensor tScS = thr_sdp.partition_C(own_keys(make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{})));
+    // (key, query row) within the tile of each score this thread holds, as a (rows, cols) view.
+    Tensor tScS = thr_sdp.partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{}));
     Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));
 
     // dV and dK: (N, D) from Pᵀ / dSᵀ (A, registers) and dOᵀ / Qᵀ (B).
@@ -405,18 +397,17 @@ struct BwdMainloopSm90 {
     Tensor tdKrdS = make_tensor(rdS.data(), gmma_acc_as_a_layout(rdS.layout()));  // (MMA, MMA_N, MMA_K)
     // dSᵀ registers -> shared memory.
     auto copy_ds = make_tiled_copy_C(typename Layouts::SmemCopyAtomdS{}, mma_sdp);
-    auto thr_copy_ds = copy_ds.get_slice(wg_thread);
+    auto thr_copy_ds = copy_ds.get_slice(thread);
     Tensor tdSrdS = thr_copy_ds.retile_S(rdS);
-    Tensor tdSsdS = thr_copy_ds.partition_D(local_tile(
-        sdSt, Shape<_64, Int<kBlockM>, _2>{}, make_coord(warp_group, _0{}, _0{})));  // (CPY, N, M, 2)
+    Tensor tdSsdS = thr_copy_ds.partition_D(sdSt);  // (CPY, CPY_N, CPY_M, 2)
 
-    // dQ: (M, D / 2) from dS (A) and Kᵀ (B): this warpgroup's half of the head-dim columns.
+    // dQ: (M, D) from dS (A) and Kᵀ (B); this warpgroup's half of the head-dim columns.
     typename Layouts::TiledMmadQ mma_dq;
-    auto thr_dq = mma_dq.get_thread_slice(wg_thread);
+    auto thr_dq = mma_dq.get_thread_slice(thread);
     Tensor tdQrdS = thr_dq.partition_fragment_A(sdS);  // (MMA, MMA_M, MMA_K, 2)
-    Tensor tdQrKt = thr_dq.partition_fragment_B(local_tile(
-        sKt, Shape<Int<kHeadDim / 2>, Int<kBlockN>>{}, make_coord(warp_group, _0{})));  // (MMA, MMA_D, MMA_K)
-    Tensor tdQrdQ = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim / 2>>{});  // fp32
+    Tensor tdQrKt = thr_dq.partition_fragment_B(sKt);  // (MMA, MMA_D, MMA_K)
+    Tensor tdQrdQ = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // fp32
+    const int warp_group = thread / 128;
     // This warpgroup's block of the dQ writer's staging buffer.
     const std::uint32_t dq_block = cute::cast_smem_ptr_to_uint(
         smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>);
