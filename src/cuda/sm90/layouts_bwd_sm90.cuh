@@ -10,7 +10,9 @@
 //                                                                     Sᵀ / dPᵀ; dO / Q MN-major views
 //   dQ  = dS·K                 (BLOCK_M, HEAD_DIM), K mode BLOCK_N   SS: dS (shared, MN-major) and K
 //                                                                     (MN-major view); warpgroup w owns
-//                                                                     head-dim columns [w D/2, (w+1) D/2)
+//                                                                     head-dim columns [w D/2, (w+1) D/2),
+//                                                                     or (dq_own_keys) every column over
+//                                                                     its own keys (K mode 64)
 // dQ leaves through shared memory (fp32, 128-byte swizzled) and a TMA reduce-add into the accumulator.
 // A transposed view is the same bytes read with the other major-ness: a K-major swizzle atom of 8 rows
 // of W elements is the MN-major atom of W x 8, so no product ever moves data to transpose it.
@@ -33,7 +35,8 @@ namespace flashattn::cuda::sm90 {
 /// (BLOCK_N, HEAD_DIM), the fp32 dQ staging buffer of the TMA reduce-add (one (BLOCK_M, kDqCols) block per
 /// warpgroup: its half of the head-dim columns, or one slice of that half at a time), and the TMA copy
 /// types.
-template <class Element, int kHeadDim_, int kBlockM_, int kBlockN_, int kStages_, int kDqCols_>
+template <class Element, int kHeadDim_, int kBlockM_, int kBlockN_, int kStages_, int kDqCols_,
+          bool kDqOwnKeys_ = false>
 struct BwdLayoutsSm90Common {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockM = kBlockM_;
@@ -42,24 +45,33 @@ struct BwdLayoutsSm90Common {
   static constexpr int kConsumerWarpGroups = 2;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
-  /// Head-dim columns of dQ per consumer warpgroup.
+  /// Head-dim columns per consumer warpgroup where they split the head dim.
   static constexpr int kHeadDimPerWarpGroup = kHeadDim / kConsumerWarpGroups;
+  /// BwdTileSm90::dq_own_keys: each warpgroup computes dQ over its own keys and every head-dim column.
+  static constexpr bool kDqOwnKeys = kDqOwnKeys_;
+  /// Head-dim columns of the dQ a consumer warpgroup computes: its half, or all of them over its own keys.
+  static constexpr int kDqWidth = kDqOwnKeys ? kHeadDim : kHeadDimPerWarpGroup;
   /// Columns of one staged dQ block, and the blocks a warpgroup stages per step.
   static constexpr int kDqCols = kDqCols_;
-  static constexpr int kDqSlices = kHeadDimPerWarpGroup / kDqCols;
-  static_assert(kHeadDimPerWarpGroup % kDqCols == 0, "whole dQ slices per warpgroup");
+  static constexpr int kDqSlices = kDqWidth / kDqCols;
+  static_assert(kDqWidth % kDqCols == 0, "whole dQ slices per warpgroup");
+  /// kDqCols-column blocks of dQ from warpgroup w's first to w + 1's: the next half of the head dim, or
+  /// none when both add into every column.
+  static constexpr int kDqWarpGroupBlockStride = kDqOwnKeys ? 0 : kDqSlices;
+  /// Copies of the staged row statistics (lse, D): one per warpgroup when no barrier joins them within a
+  /// step (kDqOwnKeys), else one that both read.
+  static constexpr int kStatCopies = kDqOwnKeys ? kConsumerWarpGroups : 1;
   static_assert(kHeadDim % 64 == 0 && kHeadDim <= 256,
                 "head dim: whole 128-byte rows of Q and dO, and halves of at least 32 columns (one 64-byte "
                 "MN-major atom of Kᵀ per warpgroup in dQ)");
 
   // ---- Shared memory. Q and dO: 128-byte swizzled rows, a ring of kStages. K and V: the swizzle whose
-  // MN-major reading (Kᵀ in dQ) is as wide as one warpgroup's half of the head dim (64 or 32 columns).
+  // MN-major reading (Kᵀ in dQ) is as wide as one warpgroup's dQ (64 or 32 columns).
   using SmemLayoutQ = decltype(cute::tile_to_shape(
       cute::GMMA::Layout_K_SW128_Atom<Element>{},
       cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>, cute::Int<kStages>>{}));  // (M, D, PIPE)
-  using SmemAtomK =
-      std::conditional_t<kHeadDimPerWarpGroup % 64 == 0, cute::GMMA::Layout_K_SW128_Atom<Element>,
-                         cute::GMMA::Layout_K_SW64_Atom<Element>>;
+  using SmemAtomK = std::conditional_t<kDqWidth % 64 == 0, cute::GMMA::Layout_K_SW128_Atom<Element>,
+                                       cute::GMMA::Layout_K_SW64_Atom<Element>>;
   using SmemLayoutK = decltype(cute::tile_to_shape(
       SmemAtomK{}, cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>>{}));  // (N, D), also V
 
@@ -121,10 +133,13 @@ struct BwdLayoutsSm90;
 template <class Element, int kHeadDim>
 struct BwdLayoutsSm90<Element, kHeadDim, false>
     : BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
-                           bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages, kHeadDim / 2> {
-  using Common =
-      BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
-                           bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages, kHeadDim / 2>;
+                           bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages,
+                           bwd_tile_sm90(kHeadDim).dq_own_keys ? kHeadDim : kHeadDim / 2,
+                           bwd_tile_sm90(kHeadDim).dq_own_keys> {
+  using Common = BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
+                                      bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages,
+                                      bwd_tile_sm90(kHeadDim).dq_own_keys ? kHeadDim : kHeadDim / 2,
+                                      bwd_tile_sm90(kHeadDim).dq_own_keys>;
   static constexpr bool kSplitHeadDim = false;
   /// Q and dO share the ring's stages (one pipeline, both tiles' bytes per stage).
   static constexpr std::uint32_t kTmaBytesPerStage = 2 * Common::kTmaBytesQ;
@@ -134,12 +149,14 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   static constexpr int kBlockM = Common::kBlockM;
   static constexpr int kBlockN = Common::kBlockN;
   static constexpr int kConsumerWarpGroups = Common::kConsumerWarpGroups;
-  static constexpr int kHeadDimPerWarpGroup = Common::kHeadDimPerWarpGroup;
+  static constexpr int kDqWidth = Common::kDqWidth;
   static_assert(kBlockM > 0, "no sm90 backward tile configuration for this head dim");
   static_assert(kBlockN == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 keys");
+  static_assert(!Common::kDqOwnKeys || 2 * kBlockM <= 128,
+                "each warpgroup stages its own copy of a step's lse and D, one value a thread");
   static_assert(
       wgmma_n_is_one_instruction(kBlockM) && wgmma_n_is_one_instruction(kHeadDim) &&
-          wgmma_n_is_one_instruction(kHeadDimPerWarpGroup),
+          wgmma_n_is_one_instruction(kDqWidth),
       "a GEMM width needs CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED in this TU (cmake/FlashattnCuda.cmake)");
   static_assert(kBlockM % 64 == 0 && kBlockM <= 256,
                 "BLOCK_M: the N of Sᵀ (<= 256) and the width of dS's 64-row MN-major swizzle atom");
@@ -156,11 +173,19 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
                                  cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockM>>,
                                  cute::GMMA::Major::K, cute::GMMA::Major::MN>(),
       AtomLayoutKeys{}));
-  using TiledMmadQ = decltype(cute::make_tiled_mma(
-      cute::GMMA::ss_op_selector<Element, Element, float,
-                                 cute::Shape<cute::_64, cute::Int<kHeadDimPerWarpGroup>, cute::Int<kBlockN>>,
-                                 cute::GMMA::Major::MN, cute::GMMA::Major::MN>(),
-      AtomLayoutHeadDim{}));
+  // dQ of the CTA's keys split by head-dim halves between the warpgroups, or (dq_own_keys) one
+  // warpgroup's: every head-dim column over its own 64 keys.
+  using TiledMmadQ = std::conditional_t<
+      Common::kDqOwnKeys,
+      decltype(cute::make_tiled_mma(
+          cute::GMMA::ss_op_selector<Element, Element, float,
+                                     cute::Shape<cute::_64, cute::Int<kDqWidth>, cute::_64>,
+                                     cute::GMMA::Major::MN, cute::GMMA::Major::MN>())),
+      decltype(cute::make_tiled_mma(
+          cute::GMMA::ss_op_selector<Element, Element, float,
+                                     cute::Shape<cute::_64, cute::Int<kDqWidth>, cute::Int<kBlockN>>,
+                                     cute::GMMA::Major::MN, cute::GMMA::Major::MN>(),
+          AtomLayoutHeadDim{}))>;
 
   // dS (BLOCK_M, BLOCK_N), query rows contiguous: written from dSᵀ registers, whose pairs of adjacent
   // columns are adjacent query rows. Double-buffered (see the mainloop).
@@ -186,8 +211,9 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutK>> v;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutdS>> ds;
     alignas(1024) cute::array_aligned<float, cute::cosize_v<typename Common::SmemLayoutdQ>> dq;
-    float lse_log2[2][kBlockM];  ///< lse * log2(e) of the query rows of a step, double-buffered.
-    float dsum[2][kBlockM];      ///< D = rowsum(dO ∘ O) of the same rows.
+    /// lse * log2(e) of the query rows of a step, double-buffered ([2 copy + step parity], kStatCopies).
+    float lse_log2[2 * Common::kStatCopies][kBlockM];
+    float dsum[2 * Common::kStatCopies][kBlockM];              ///< D = rowsum(dO ∘ O) of the same rows.
     typename Common::PipelineQdO::SharedStorage pipeline_qdo;  ///< Q and dO of a step landed / were read.
     cutlass::arch::ClusterTransactionBarrier kv_full;          ///< K and V landed (TMA transaction bytes).
   };

@@ -29,6 +29,11 @@
 // publishes dS; a warpgroup writes dS buffer s % 2 only after both warpgroups passed step s - 1's barrier,
 // which each reaches after its dQ wgmma of step s - 2 (the buffer's last reader) completed. dQ is issued
 // before dK, so that dK still runs while dQ is staged for the writer (FlashAttention-3's order).
+// With dq_own_keys (D = 64, BwdTileSm90) each warpgroup computes dQ over its own 64 keys and every
+// head-dim column instead, so its dQ reads only the dS it wrote: the per-step barrier is the warpgroup's
+// own (kdSWarpGroup + w), each warpgroup stages its own copy of lse and D, and nothing joins the two
+// warpgroups within a step but the Q / dO stages they share. The writer adds both blocks into the same
+// columns (in deterministic runs block 0's addition completes before block 1's is issued).
 //
 // dQ: each key block's contribution is added in whatever order the CTAs reach a query block. With
 // deterministic = true the CTAs take turns per (batch, head, query block) in ascending key block, through
@@ -82,7 +87,10 @@ enum class BwdBarrier : std::uint32_t {
   kDqFull = 1,
   kDqEmpty = 3,
   kPReady = 5,
-  kdSReady = 6
+  kdSReady = 6,
+  /// The keys split with dq_own_keys: warpgroup w's dS is in shared memory (id + w). The head-dim split's
+  /// kPReady / kdSReady ids: a kernel uses one split or the other.
+  kdSWarpGroup = 5
 };
 
 template <class Element, int kHeadDim>
@@ -302,13 +310,15 @@ struct BwdMainloopSm90 {
             Tensor sdQ = make_tensor(
                 make_smem_ptr(smem.dq.data() + w * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
                 typename Layouts::SmemLayoutdQWarpGroup{});  // (BLOCK_M, kDqCols)
-            Tensor gdQ =
-                local_tile(mdQ, Shape<Int<kBlockM>, Int<Layouts::kDqCols>>{},
-                           make_coord(m_block, w * Layouts::kDqSlices + slice));  // (BLOCK_M, kDqCols)
+            Tensor gdQ = local_tile(mdQ, Shape<Int<kBlockM>, Int<Layouts::kDqCols>>{},
+                                    make_coord(m_block, w * Layouts::kDqWarpGroupBlockStride + slice));
             auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{},
                                                   group_modes<0, 2>(sdQ), group_modes<0, 2>(gdQ));
             copy(params.tma_dq, tdQsdQ, tdQgdQ);
             tma_store_arrive();
+            // dq_own_keys: both blocks add into the same columns, so in deterministic runs block 0's
+            // addition completes before block 1's is issued (a fixed order of the two roundings).
+            if (Layouts::kDqOwnKeys && p.deterministic && w + 1 < kConsumerWarpGroups) bulk_wait_writes();
           }
         }
         CUTE_UNROLL
@@ -401,13 +411,23 @@ struct BwdMainloopSm90 {
     Tensor tdSrdS = thr_copy_ds.retile_S(rdS);
     Tensor tdSsdS = thr_copy_ds.partition_D(sdSt);  // (CPY, CPY_N, CPY_M, 2)
 
-    // dQ: (M, D) from dS (A) and Kᵀ (B); this warpgroup's half of the head-dim columns.
-    typename Layouts::TiledMmadQ mma_dq;
-    auto thr_dq = mma_dq.get_thread_slice(thread);
-    Tensor tdQrdS = thr_dq.partition_fragment_A(sdS);  // (MMA, MMA_M, MMA_K, 2)
-    Tensor tdQrKt = thr_dq.partition_fragment_B(sKt);  // (MMA, MMA_D, MMA_K)
-    Tensor tdQrdQ = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // fp32
+    // dQ: (M, D) from dS (A) and Kᵀ (B): this warpgroup's half of the head-dim columns over all BLOCK_N
+    // keys, or (dq_own_keys) every column over its own 64 keys.
     const int warp_group = thread / 128;
+    auto dq_keys = [&](const auto& tensor, auto tiler, auto coord) {  // dS or Kᵀ over the keys dQ sums
+      if constexpr (Layouts::kDqOwnKeys) {
+        return local_tile(tensor, tiler, coord);
+      } else {
+        return tensor;
+      }
+    };
+    typename Layouts::TiledMmadQ mma_dq;
+    auto thr_dq = mma_dq.get_thread_slice(Layouts::kDqOwnKeys ? thread % 128 : thread);
+    Tensor tdQrdS = thr_dq.partition_fragment_A(
+        dq_keys(sdS, Shape<Int<kBlockM>, _64, _2>{}, make_coord(_0{}, warp_group, _0{})));  // (MMA, M, K, 2)
+    Tensor tdQrKt = thr_dq.partition_fragment_B(
+        dq_keys(sKt, Shape<Int<kHeadDim>, _64>{}, make_coord(_0{}, warp_group)));  // (MMA, MMA_D, MMA_K)
+    Tensor tdQrdQ = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // fp32
     // This warpgroup's block of the dQ writer's staging buffer.
     const std::uint32_t dq_block = cute::cast_smem_ptr_to_uint(
         smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>);
@@ -420,8 +440,8 @@ struct BwdMainloopSm90 {
       constexpr StepKind kKind = decltype(kind)::value;
       const int head = at.head;
       const int row0 = at.m_block * kBlockM;
-      const float* lse_log2 = smem.lse_log2[s & 1];  // by query row of the block
-      const float* dsum = smem.dsum[s & 1];
+      const float* lse_log2 = smem.lse_log2[stat_buffer(s, thread)];  // by query row of the block
+      const float* dsum = smem.dsum[stat_buffer(s, thread)];
 
       pipeline.consumer_wait(read);
       const int stage = read.index();
@@ -457,7 +477,15 @@ struct BwdMainloopSm90 {
       copy(copy_ds, tdSrdS, tdSsdS(_, _, _, ds_buffer));
       if (s + 1 < steps) store_stat(smem, s + 1, thread, next_stat);
 
-      publish_shared_writes();  // dS of all BLOCK_N keys (and the next step's lse and D) are in shared memory
+      if constexpr (Layouts::kDqOwnKeys) {
+        // This warpgroup's dS (and its copy of the next step's lse and D): all its dQ reads.
+        cutlass::arch::fence_view_async_shared();
+        cutlass::arch::NamedBarrier::sync(128,
+                                          static_cast<std::uint32_t>(BwdBarrier::kdSWarpGroup) + warp_group);
+      } else {
+        publish_shared_writes();  // dS of all BLOCK_N keys (and the next step's lse and D) are in shared
+                                  // memory
+      }
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, ds_buffer), tdQrKt, tdQrdQ);
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
       gmma_wait<1>(tdQrdQ);  // dV and dQ landed (groups complete in issue order); dK runs under the staging
@@ -465,8 +493,8 @@ struct BwdMainloopSm90 {
       cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                         static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
       // The address base from a fresh thread index: not hoisted, so not held across the steps.
-      stage_dq_keys_split<Layouts::kHeadDimPerWarpGroup>(
-          tdQrdQ, dq_block, static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
+      stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block,
+                                             static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
       gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
       // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
       cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
@@ -486,19 +514,21 @@ struct BwdMainloopSm90 {
 
   /// The lse (log2 units; +inf past the sequence end or for a row with no key, so P = 0) and D of the
   /// rows of step s are staged by the consumers into buffer s % 2 of shared memory one step ahead: written
-  /// during step s - 1 (after that thread passed step s - 2's last all-consumer barrier, which follows
-  /// every read of the buffer's previous contents) and read in step s (after step s - 1's). Each of the
-  /// first 2 * BLOCK_M consumer threads loads one value (lse, then D) and later stores it, so the load's
-  /// latency passes under the step's products instead of stalling the thread at the store.
+  /// during step s - 1 (after that thread passed step s - 2's last barrier of the buffer's readers, which
+  /// follows every read of the buffer's previous contents) and read in step s (after step s - 1's). Each
+  /// of the first 2 * BLOCK_M consumer threads (of each warpgroup, which then has a copy of its own:
+  /// kStatCopies) loads one value (lse, then D) and later stores it, so the load's latency passes under the
+  /// step's products instead of stalling the thread at the store.
   __device__ static float load_stat(const Params& params, const Work& work, StepCoord at, int thread) {
     const BackwardParams& p = params.base.problem;
     const BwdWorkspace& ws = params.base.workspace;
+    const int t = stat_thread(thread);
     float value = 0.0f;
-    if (thread < 2 * kBlockM) {
-      const int row = at.m_block * kBlockM + thread % kBlockM;
+    if (t < 2 * kBlockM) {
+      const int row = at.m_block * kBlockM + t % kBlockM;
       const bool valid = row < work.seqlen_q;
       const std::int64_t index = ws.stat_index(at.head, ws.token(p, work.batch, valid ? row : 0));
-      if (thread < kBlockM) {
+      if (t < kBlockM) {
         value = valid ? ws.lse_log2[index] : INFINITY;
       } else {
         value = valid ? ws.dsum[index] : 0.0f;
@@ -507,11 +537,18 @@ struct BwdMainloopSm90 {
     return value;
   }
   __device__ static void store_stat(typename Layouts::SharedStorage& smem, int s, int thread, float value) {
-    if (thread < kBlockM) {
-      smem.lse_log2[s & 1][thread] = value;
-    } else if (thread < 2 * kBlockM) {
-      smem.dsum[s & 1][thread - kBlockM] = value;
+    const int t = stat_thread(thread);
+    if (t < kBlockM) {
+      smem.lse_log2[stat_buffer(s, thread)][t] = value;
+    } else if (t < 2 * kBlockM) {
+      smem.dsum[stat_buffer(s, thread)][t - kBlockM] = value;
     }
+  }
+  /// The index of consumer thread `thread` among the stagers of its copy of the statistics, and the buffer
+  /// of step s in that copy.
+  __device__ static int stat_thread(int thread) { return Layouts::kStatCopies == 1 ? thread : thread % 128; }
+  __device__ static int stat_buffer(int s, int thread) {
+    return (Layouts::kStatCopies == 1 ? 0 : 2 * (thread / 128)) + (s & 1);
   }
 
   /// What both consumers do before their first step (every consumer thread takes part): wait for the CTA's

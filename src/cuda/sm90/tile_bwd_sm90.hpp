@@ -34,31 +34,37 @@ struct BwdTileSm90 {
   /// attention, B·S = 16k (docs/PERF.md, backward session 23): D 256 1.01-1.13x, D 128 0.99-1.00x, D 64
   /// 0.99-1.01x.
   bool rotated_walk;
+  /// Keys split only: each consumer warpgroup computes dQ over its own 64 keys and the whole head dim
+  /// (rather than its half of the head dim over all BLOCK_N keys) and hands it to the dQ writer by itself,
+  /// so no barrier joins the two warpgroups within a step: a warpgroup's dQ reads only its own dS. The two
+  /// blocks are reduce-added into the same rows (twice the dQ bytes), and the accumulator takes D / 2 fp32
+  /// a thread instead of D / 4: fits at D 64 (32), not at D 128 (64).
+  bool dq_own_keys;
 };
 
 /// The tile of head dim `head_dim` (0 fields for a head dim with no sm90 backward kernel).
 constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
   switch (head_dim) {
-    // 64x128 (FlashAttention-3's choice): dK + dV take 64 fp32 per thread; Sᵀ, dPᵀ and the warpgroup's
-    // 64x32 dQ slice 16 each. 112 KB smem (Q, dO 2 x 8 KB each, K, V 16 KB each, dS 2 x 16 KB, dQ 16 KB
-    // fp32).
+    // 64x128 (FlashAttention-3's choice): dK + dV take 64 fp32 per thread; Sᵀ and dPᵀ 32 each, the
+    // warpgroup's 64x64 dQ over its own keys 32. 128 KB smem (Q, dO 2 x 8 KB each, K, V 16 KB each, dS
+    // 2 x 16 KB, dQ 2 x 16 KB fp32).
     case 64:
-      return {64, 128, 2, false, false};
+      return {64, 128, 2, false, false, true};
     // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
     // warpgroup's 64x64 dQ slice 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB,
     // dQ 32 KB fp32).
     // BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer fit 240 registers.
     case 128:
-      return {64, 128, 2, false, false};
+      return {64, 128, 2, false, false, false};
     // 64x64, head dim split (FlashAttention-3 takes 64x80): dK + dV halves take 128 fp32 per thread, Sᵀ and
     // dPᵀ of the warpgroup's 32 rows 16 each, one 64-column dQ slice 32. 225 KB smem (Q 2 x 32 KB, dO one
     // 32 KB stage, K, V 32 KB each, Pᵀ and dSᵀ 2 x 8 KB each, dQ 2 x 16 KB fp32, one slice per warpgroup).
     // 32 rows a step (the first version) ran each warpgroup's softmax phase alone and paid the step's
     // barriers and dQ hand-over per 32 rows: 1.10-1.21x slower (docs/PERF.md, backward session 22).
     case 256:
-      return {64, 64, 2, true, true};
+      return {64, 64, 2, true, true, false};
     default:
-      return {0, 0, 0, false, false};
+      return {0, 0, 0, false, false, false};
   }
 }
 
