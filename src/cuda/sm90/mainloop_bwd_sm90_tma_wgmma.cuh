@@ -90,7 +90,9 @@ enum class BwdBarrier : std::uint32_t {
   kdSReady = 6,
   /// The keys split with dq_own_keys: warpgroup w's dS is in shared memory (id + w). The head-dim split's
   /// kPReady / kdSReady ids: a kernel uses one split or the other.
-  kdSWarpGroup = 5
+  kdSWarpGroup = 5,
+  /// The keys split with dq_own_keys: warpgroup 1 starts once warpgroup 0 has issued its first dV.
+  kWarpGroupSkew = 7
 };
 
 template <class Element, int kHeadDim>
@@ -453,6 +455,14 @@ struct BwdMainloopSm90 {
         zero_rows(sdO_stage, work.seqlen_q - row0, thread);
         publish_shared_writes();
       }
+      // dq_own_keys: the warpgroups, free of each other within a step, start half a step apart (warpgroup 1
+      // once warpgroup 0 has its first P), so that one's softmax and dS run while the other's products use
+      // the tensor cores; the Q / dO stages they share keep them within a step of each other after that.
+      // Waited for after the zeroing's all-consumer barrier, which both warpgroups must reach.
+      if (Layouts::kDqOwnKeys && s == 0 && warp_group == 1) {
+        cutlass::arch::NamedBarrier::sync(kConsumerThreads,
+                                          static_cast<std::uint32_t>(BwdBarrier::kWarpGroupSkew));
+      }
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), tSrS);
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage), tSrdP);
       const float next_stat = s + 1 < steps ? load_stat(params, work, next, thread) : 0.0f;
@@ -469,6 +479,10 @@ struct BwdMainloopSm90 {
       convert_fragment_into(tSrS, rP);
       // dV += Pᵀ·dO runs while dS is computed (it reads rP, left untouched until the final wait).
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
+      if (Layouts::kDqOwnKeys && s == 0 && warp_group == 0) {
+        cutlass::arch::NamedBarrier::arrive(kConsumerThreads,
+                                            static_cast<std::uint32_t>(BwdBarrier::kWarpGroupSkew));
+      }
 
       if constexpr (kKind != StepKind::softcap) gmma_wait<1>(tSrdP);  // dPᵀ landed; dV still runs
       ds_from_p<kKind>(scores, dps, tScS_rc, dsum);
