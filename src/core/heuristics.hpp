@@ -125,4 +125,17 @@ constexpr bool bwd_rotated_walk(bool tile_rotates, bool right_window_bounded, bo
   return tile_rotates && !right_window_bounded && !deterministic;
 }
 
+/// Whether the Hopper backward's deterministic dQ additions into a query block take turns in descending key
+/// block, with the CTAs started in descending key block (shortest walk first), rather than ascending.
+/// Under a bounded right window (causal) each key block walks up from its diagonal, so a query block is
+/// reached first by the last key block that sees it and then by each lower one in turn: its walk started
+/// at a later query block, or it started later. Ascending turns make key block n wait at its first query
+/// block for blocks 0 .. n - 1 to climb to it, a wavefront in which a CTA idles for as long as it works.
+/// Descending turns match the order of arrival, and every block waited for was started earlier (no
+/// deadlock however few CTAs are resident). With an unbounded right window every walk starts at query
+/// block 0 in either order, so ascending (launch order) stays.
+constexpr bool bwd_deterministic_descending(bool right_window_bounded, bool deterministic) {
+  return deterministic && right_window_bounded;
+}
+
 }  // namespace flashattn::core

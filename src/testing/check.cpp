@@ -134,7 +134,7 @@ CaseResult run_case(const Case& c, Op op, const Target& target) {
   result.status = timed([&] { return forward(fwd, &result.info); }, result.seconds);
   if (!result.status.ok()) return result;
   if (op == Op::backward) {
-    const BackwardArgs bwd = backward_args(c, t, device, target);
+    const BackwardArgs bwd = backward_args(c, t, device, target, target.deterministic);
     result.status = timed([&] { return backward(bwd, &result.info); }, result.seconds);
     if (!result.status.ok()) return result;
   }

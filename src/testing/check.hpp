@@ -22,6 +22,8 @@ struct Target {
   /// backward() gets a workspace of backward_workspace_size() bytes from the caller instead of allocating
   /// one (the same buffer, stale contents and all, for every rerun of a case).
   bool caller_workspace = false;
+  /// backward() runs with deterministic = true (ordered dQ additions).
+  bool deterministic = false;
 };
 
 /// Error statistics of one output tensor (out, lse, dq, dk or dv) against the oracle.

@@ -58,5 +58,14 @@ TEST(Heuristics, BackwardRotatesTheWalkOnlyForUnboundedNonDeterministicRuns) {
   EXPECT_FALSE(bwd_rotated_walk(false, false, false));  // a tile that keeps ascending order (D 64 / 128)
 }
 
+// Descending dQ turns only for deterministic runs under a right window bound, where the walks climb from
+// the diagonal; with no bound every walk starts at query block 0 and launch order (ascending) decides.
+TEST(Heuristics, DeterministicBackwardTakesDescendingTurnsOnlyUnderARightWindowBound) {
+  EXPECT_TRUE(bwd_deterministic_descending(true, true));
+  EXPECT_FALSE(bwd_deterministic_descending(false, true));
+  EXPECT_FALSE(bwd_deterministic_descending(true, false));
+  EXPECT_FALSE(bwd_deterministic_descending(false, false));
+}
+
 }  // namespace
 }  // namespace flashattn::core

@@ -162,21 +162,30 @@ TEST(CudaBackwardSm90, RunInfoNamesTheHopperKernel) {
   }
 }
 
-// deterministic = true: dQ, dK and dV bitwise identical over 50 reruns, for a dense causal GQA case with
-// many key blocks per query block and a varlen case with window, softcap, ALiBi and empty sequences.
-TEST(CudaBackwardSm90, DeterministicRerunsAreBitwiseIdentical) {
+// deterministic = true: dQ, dK and dV within the oracle's bound and bitwise identical over 50 reruns, for a
+// dense causal GQA case with many key blocks per query block (its dQ turns descend, see
+// core::bwd_deterministic_descending), a varlen causal case with empty sequences and rows that see no key
+// (descending, sequences of unequal blocks), and a varlen case with a left window, softcap, ALiBi and no
+// right bound (ascending).
+TEST(CudaBackwardSm90, DeterministicRunsMatchOracleAndAreBitwiseIdentical) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
+  Target deterministic = kHopper;
+  deterministic.deterministic = true;
   for (int head_dim : caps.head_dims) {
     Case gqa = dense(caps, head_dim, 1023, 1024);
     gqa.causal = true;
-    Case varlen = gqa;
+    Case varlen_causal = gqa;
+    varlen_causal.seqlens_q = {0, 1, 300, 700, 129};
+    varlen_causal.seqlens_k = {5, 0, 511, 640, 64};
+    Case varlen = varlen_causal;
     varlen.seqlens_q = {0, 1, 300, 129};
     varlen.seqlens_k = {5, 0, 511, 64};
     varlen.causal = false;
     varlen.window_left = 100;
     varlen.softcap = 30.0f;
     varlen.alibi = true;
-    for (const Case& c : {gqa, varlen}) {
+    flashattn::testing::expect_all_pass({gqa, varlen_causal, varlen}, Op::backward, deterministic);
+    for (const Case& c : {gqa, varlen_causal, varlen}) {
       EXPECT_TRUE(reruns_bitwise_equal(c, Op::backward, kHopper, 50)) << describe(c);
     }
   }

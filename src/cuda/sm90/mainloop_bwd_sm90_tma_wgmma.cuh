@@ -36,9 +36,10 @@
 // columns (in deterministic runs block 0's addition completes before block 1's is issued).
 //
 // dQ: each key block's contribution is added in whatever order the CTAs reach a query block. With
-// deterministic = true the CTAs take turns per (batch, head, query block) in ascending key block, through
-// the workspace's semaphores (the portable kernel's scheme): the dQ writer waits for its turn, and passes
-// it on once its additions are complete in global memory, so the fp32 sums are bitwise reproducible.
+// deterministic = true the CTAs take turns per (batch, head, query block) in ascending key block (descending
+// under a bounded right window, core::bwd_deterministic_descending), through the workspace's semaphores
+// (the portable kernel's scheme): the dQ writer waits for its turn, and passes it on once its additions are
+// complete in global memory, so the fp32 sums are bitwise reproducible.
 // A box's rows past the sequence's end hold exact zeros (their P and dS are 0, see below): they add +0 to
 // the next sequence's rows (no change to any bit), and past the last token TMA clips them.
 //
@@ -151,12 +152,15 @@ struct BwdMainloopSm90 {
 
   /// The work of CTA `cta`, or nothing when the block starts past its sequence's rows (varlen: the sequence
   /// is shorter than the longest). Grid order (params.longest_first, see core::bwd_ctas_longest_first): kv
-  /// heads fastest, then batches, then key blocks; or key blocks fastest.
+  /// heads fastest, then batches, then key blocks; or key blocks fastest. Key blocks descend where
+  /// params.descending (core::bwd_deterministic_descending).
   __device__ static bool make_work(const Params& params, int cta, Work& work) {
     const BackwardParams& p = params.base.problem;
     const int batch_heads = p.batch * p.heads_kv;
-    work.n_block = params.longest_first ? cta / batch_heads : cta % params.base.num_n_blocks;
-    const int batch_head = params.longest_first ? cta % batch_heads : cta / params.base.num_n_blocks;
+    const int n_blocks = params.base.num_n_blocks;
+    const int grid_n_block = params.longest_first ? cta / batch_heads : cta % n_blocks;
+    work.n_block = params.descending ? n_blocks - 1 - grid_n_block : grid_n_block;
+    const int batch_head = params.longest_first ? cta % batch_heads : cta / n_blocks;
     work.batch = batch_head / p.heads_kv;
     work.head_kv = batch_head % p.heads_kv;
     work.key_rows =
@@ -295,7 +299,8 @@ struct BwdMainloopSm90 {
         semaphore = ws.semaphore(p, work.batch, head, m_block);
         if (issuer) {
           const ::cuda::atomic_ref<int, ::cuda::thread_scope_device> turn(*semaphore);
-          const int mine = work.n_block - first_key_block(p, work, m_block);
+          const int mine = params.descending ? last_key_block(p, work, m_block) - work.n_block
+                                             : work.n_block - first_key_block(p, work, m_block);
           while (turn.load(::cuda::memory_order_acquire) != mine) {
           }
         }
@@ -733,6 +738,16 @@ struct BwdMainloopSm90 {
     const std::int64_t key =
         std::int64_t{m_block} * kBlockM + (std::int64_t{work.seqlen_k} - work.seqlen_q) - p.window_left;
     return key <= 0 ? 0 : static_cast<int>(key / kBlockN);
+  }
+
+  /// The last key block whose CTA adds into query block `m_block`: the block of the last key kept by the
+  /// block's last row (of the sequence), since key intervals end later with every row. Its keys start
+  /// at or before that row's key interval end, so its walk (make_work) includes the block.
+  __device__ static int last_key_block(const BackwardParams& p, const Work& work, int m_block) {
+    const std::int64_t last_row = min(std::int64_t{m_block + 1} * kBlockM, std::int64_t{work.seqlen_q}) - 1;
+    const std::int64_t key = min(last_row + (std::int64_t{work.seqlen_k} - work.seqlen_q) + p.window_right,
+                                 std::int64_t{work.seqlen_k} - 1);
+    return static_cast<int>(key / kBlockN);
   }
 
   /// Arrives (without waiting) at barrier `id` + `warp_group` of a consumer warpgroup and the dQ writer.

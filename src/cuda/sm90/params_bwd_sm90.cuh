@@ -30,6 +30,7 @@ struct BwdParamsSm90 {
   typename Layouts::GmemShapedQ shape_dq;  ///< (tokens, head dim, heads) of the dQ accumulator.
   bool longest_first;                      ///< CTA order (core::bwd_ctas_longest_first).
   bool rotated_walk;                       ///< Query block order (core::bwd_rotated_walk).
+  bool descending;  ///< Key block order of the CTAs and dQ turns (core::bwd_deterministic_descending).
 };
 
 /// Host: the device parameters of `base` (validated; at least one key block) for a grid of `ctas` CTAs on a
@@ -73,6 +74,8 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
   const auto dq_tensor =
       make_tensor(make_gmem_ptr(base.workspace.dq_accum), shape_dq,
                   make_stride(std::int64_t{p.heads} * p.head_dim, _1{}, std::int64_t{p.head_dim}));
+  const bool bounded = p.window_right < kUnboundedWindow;
+  const bool descending = core::bwd_deterministic_descending(bounded, p.deterministic);
   return {base,
           make_tma_copy(SM90_TMA_LOAD{}, q_tensor, q_box),
           make_tma_copy(SM90_TMA_LOAD{}, do_tensor, q_box),
@@ -82,9 +85,9 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
           shape_q,
           shape_k,
           shape_dq,
-          core::bwd_ctas_longest_first(p.window_right < kUnboundedWindow, ctas, sms),
-          core::bwd_rotated_walk(bwd_tile_sm90(kHeadDim).rotated_walk, p.window_right < kUnboundedWindow,
-                                 p.deterministic)};
+          !descending && core::bwd_ctas_longest_first(bounded, ctas, sms),
+          core::bwd_rotated_walk(bwd_tile_sm90(kHeadDim).rotated_walk, bounded, p.deterministic),
+          descending};
 }
 
 }  // namespace flashattn::cuda::sm90
