@@ -164,9 +164,9 @@ TEST(CudaBackwardSm90, RunInfoNamesTheHopperKernel) {
 
 // deterministic = true: dQ, dK and dV within the oracle's bound and bitwise identical over 50 reruns, for a
 // dense causal GQA case with many key blocks per query block (its dQ turns descend, see
-// core::bwd_deterministic_descending), a varlen causal case with empty sequences and rows that see no key
-// (descending, sequences of unequal blocks), and a varlen case with a left window, softcap, ALiBi and no
-// right bound (ascending).
+// core::bwd_deterministic_descending), a varlen causal case with a left window, empty sequences and rows
+// that see no key (descending, sequences of unequal blocks), and a varlen case with a left window, softcap,
+// ALiBi and no right bound (ascending).
 TEST(CudaBackwardSm90, DeterministicRunsMatchOracleAndAreBitwiseIdentical) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   Target deterministic = kHopper;
@@ -177,6 +177,7 @@ TEST(CudaBackwardSm90, DeterministicRunsMatchOracleAndAreBitwiseIdentical) {
     Case varlen_causal = gqa;
     varlen_causal.seqlens_q = {0, 1, 300, 700, 129};
     varlen_causal.seqlens_k = {5, 0, 511, 640, 64};
+    varlen_causal.window_left = 300;  // a query block's first contributor is not key block 0
     Case varlen = varlen_causal;
     varlen.seqlens_q = {0, 1, 300, 129};
     varlen.seqlens_k = {5, 0, 511, 64};
