@@ -11,6 +11,7 @@
 
 #include <cute/tensor.hpp>
 
+#include "core/bwd_blocks.hpp"
 #include "cuda/common/bwd_kernel_params.hpp"
 #include "cuda/common/mask.cuh"
 #include "cuda/sm80/epilogue_bwd_sm80.cuh"
@@ -18,21 +19,6 @@
 #include "cuda/sm80/mainloop_bwd_sm80_cpasync_mma.cuh"
 
 namespace flashattn::cuda::sm80 {
-
-/// The query rows [begin, end) whose key intervals meet keys [n0, n1) (n0 < n1 <= seqlen_k): since both
-/// ends of the intervals grow with the row, they are the rows with key_end > n0 and key_begin < n1.
-/// Bounds in int64: the window sides may be kUnboundedWindow.
-struct QueryRows {
-  std::int64_t begin;
-  std::int64_t end;
-  __device__ QueryRows(const ForwardParams& p, int seqlen_q, int seqlen_k, int n0, int n1) {
-    const std::int64_t offset = std::int64_t{seqlen_k} - seqlen_q;
-    // key_end(i) = i + offset + right + 1 > n0  <=>  i >= n0 - offset - right.
-    begin = max(std::int64_t{0}, n0 - offset - p.window_right);
-    // key_begin(i) = i + offset - left < n1  <=>  i < n1 - offset + left.
-    end = min(std::int64_t{seqlen_q}, n1 - offset + p.window_left);
-  }
-};
 
 /// Grid: one CTA per (key block, kv head, batch), flattened into x (y and z would cap B and H at 65535),
 /// key blocks fastest.
@@ -71,7 +57,7 @@ __global__ void __launch_bounds__(BwdLayouts<Element, kHeadDim>::kThreads,
   work.m_begin = 0;
   work.m_end = 0;
   if (n1 > work.n0) {
-    const QueryRows rows(p, work.seqlen_q, work.seqlen_k, work.n0, n1);
+    const core::BwdQueryRows rows(work.seqlen_q, work.seqlen_k, p.window_left, p.window_right, work.n0, n1);
     if (rows.begin < rows.end) {
       work.m_begin = static_cast<int>(rows.begin / kBlockM);
       work.m_end = static_cast<int>((rows.end + kBlockM - 1) / kBlockM);

@@ -64,14 +64,10 @@ struct BwdMainloopSm80 {
     return batch * strides.batch + (p.q_start(batch) + row) * strides.row + head * strides.head;
   }
 
-  /// The first key block whose CTA adds into query block `m_block`. Key intervals grow with the row
-  /// (window sides are >= 0), so the key blocks that see a query block are consecutive, from the first
-  /// whose last key reaches key_begin of the block's first row: (m_block·BLOCK_M + Sk - Sq - left) / BLOCK_N.
+  /// The first key block whose CTA adds into query block `m_block` (core::bwd_first_key_block).
   __device__ __forceinline__ static int first_key_block(const BackwardParams& p, const Work& work,
                                                         int m_block) {
-    const std::int64_t key =
-        std::int64_t{m_block} * kBlockM + (std::int64_t{work.seqlen_k} - work.seqlen_q) - p.window_left;
-    return key <= 0 ? 0 : static_cast<int>(key / kBlockN);
+    return core::bwd_first_key_block(m_block, kBlockM, kBlockN, work.seqlen_q, work.seqlen_k, p.window_left);
   }
 
   /// Accumulates dK and dV (BLOCK_N, HEAD_DIM), the TiledMmadKV fragments, over the work's query blocks and

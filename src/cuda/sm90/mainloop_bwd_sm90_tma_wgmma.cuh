@@ -66,6 +66,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
+#include "core/bwd_blocks.hpp"
 #include "cuda/common/bwd_kernel_params.hpp"
 #include "cuda/common/fragment.cuh"
 #include "cuda/common/mask.cuh"
@@ -175,14 +176,10 @@ struct BwdMainloopSm90 {
     work.m_end = 0;
     const int n1 = min(work.n0 + kBlockN, work.seqlen_k);
     if (n1 > work.n0) {
-      // The rows whose key interval meets keys [n0, n1): both interval ends grow with the row, so they
-      // are the rows with key_end > n0 and key_begin < n1 (int64: the window sides may be unbounded).
-      const std::int64_t offset = std::int64_t{work.seqlen_k} - work.seqlen_q;
-      const std::int64_t begin = max(std::int64_t{0}, work.n0 - offset - p.window_right);
-      const std::int64_t end = min(std::int64_t{work.seqlen_q}, n1 - offset + p.window_left);
-      if (begin < end) {
-        work.m_begin = static_cast<int>(begin / kBlockM);
-        work.m_end = static_cast<int>((end + kBlockM - 1) / kBlockM);
+      const core::BwdQueryRows rows(work.seqlen_q, work.seqlen_k, p.window_left, p.window_right, work.n0, n1);
+      if (rows.begin < rows.end) {
+        work.m_begin = static_cast<int>(rows.begin / kBlockM);
+        work.m_end = static_cast<int>((rows.end + kBlockM - 1) / kBlockM);
       }
     }
     // params.rotated_walk (core::bwd_rotated_walk): key block n starts at query block n mod blocks.
@@ -732,22 +729,12 @@ struct BwdMainloopSm90 {
     }
   }
 
-  /// The first key block whose CTA adds into query block `m_block`: key intervals grow with the row, so
-  /// the key blocks that see a query block are consecutive from the one holding key_begin of its first row.
+  /// The first and the last key block whose CTAs add into query block `m_block` (core/bwd_blocks.hpp).
   __device__ static int first_key_block(const BackwardParams& p, const Work& work, int m_block) {
-    const std::int64_t key =
-        std::int64_t{m_block} * kBlockM + (std::int64_t{work.seqlen_k} - work.seqlen_q) - p.window_left;
-    return key <= 0 ? 0 : static_cast<int>(key / kBlockN);
+    return core::bwd_first_key_block(m_block, kBlockM, kBlockN, work.seqlen_q, work.seqlen_k, p.window_left);
   }
-
-  /// The last key block whose CTA adds into query block `m_block`: the block of the last key kept by the
-  /// block's last row (of the sequence), since key intervals end later with every row. Its keys start
-  /// at or before that row's key interval end, so its walk (make_work) includes the block.
   __device__ static int last_key_block(const BackwardParams& p, const Work& work, int m_block) {
-    const std::int64_t last_row = min(std::int64_t{m_block + 1} * kBlockM, std::int64_t{work.seqlen_q}) - 1;
-    const std::int64_t key = min(last_row + (std::int64_t{work.seqlen_k} - work.seqlen_q) + p.window_right,
-                                 std::int64_t{work.seqlen_k} - 1);
-    return static_cast<int>(key / kBlockN);
+    return core::bwd_last_key_block(m_block, kBlockM, kBlockN, work.seqlen_q, work.seqlen_k, p.window_right);
   }
 
   /// Arrives (without waiting) at barrier `id` + `warp_group` of a consumer warpgroup and the dQ writer.

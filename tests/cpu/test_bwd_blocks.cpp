@@ -1,0 +1,94 @@
+// The backward's block ranges (core/bwd_blocks.hpp) against a brute-force count over every row and key:
+// a key block's query rows, and for every query block the key blocks whose walks reach it, which must be
+// exactly [bwd_first_key_block, bwd_last_key_block]. The deterministic dQ turns count on that: a key
+// block's turn is its distance from one end of the range, so a gap or an overlap would hang the kernel.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/bwd_blocks.hpp"
+#include "core/params.hpp"
+
+namespace flashattn::core {
+namespace {
+
+struct Shape {
+  int seqlen_q, seqlen_k;
+  std::int64_t window_left, window_right;
+  int block_m, block_n;
+};
+
+std::string describe(const Shape& s) {
+  std::ostringstream out;
+  out << "Sq " << s.seqlen_q << " Sk " << s.seqlen_k << " window (" << s.window_left << ", " << s.window_right
+      << ") blocks " << s.block_m << "x" << s.block_n;
+  return out.str();
+}
+
+/// Whether row i keeps a key in [n0, n1), by the row's key interval clipped to the sequence's keys.
+bool row_meets(const Shape& s, std::int64_t i, std::int64_t n0, std::int64_t n1) {
+  const std::int64_t offset = std::int64_t{s.seqlen_k} - s.seqlen_q;
+  const std::int64_t lo = std::max<std::int64_t>(0, i + offset - s.window_left);
+  const std::int64_t hi = std::min<std::int64_t>(s.seqlen_k - 1, i + offset + s.window_right);
+  return lo <= hi && lo < n1 && hi >= n0;
+}
+
+void check(const Shape& s) {
+  const int n_blocks = (s.seqlen_k + s.block_n - 1) / s.block_n;
+  const int m_blocks = (s.seqlen_q + s.block_m - 1) / s.block_m;
+  // Query blocks each key block's walk covers, as the kernels compute them from BwdQueryRows.
+  std::vector<std::vector<int>> visitors(m_blocks);
+  for (int n = 0; n < n_blocks; ++n) {
+    const int n0 = n * s.block_n;
+    const int n1 = std::min(n0 + s.block_n, s.seqlen_k);
+    const BwdQueryRows rows(s.seqlen_q, s.seqlen_k, s.window_left, s.window_right, n0, n1);
+    std::int64_t first = -1, last = -1;
+    for (std::int64_t i = 0; i < s.seqlen_q; ++i) {
+      if (!row_meets(s, i, n0, n1)) continue;
+      if (first < 0) first = i;
+      ASSERT_TRUE(last < 0 || last == i - 1)
+          << "rows meeting key block " << n << " are not consecutive, " << describe(s);
+      last = i;
+    }
+    if (first < 0) {
+      EXPECT_GE(rows.begin, rows.end) << "key block " << n << ", " << describe(s);
+      continue;
+    }
+    EXPECT_EQ(rows.begin, first) << "key block " << n << ", " << describe(s);
+    EXPECT_EQ(rows.end, last + 1) << "key block " << n << ", " << describe(s);
+    const int m_begin = static_cast<int>(rows.begin / s.block_m);
+    const int m_end = static_cast<int>((rows.end + s.block_m - 1) / s.block_m);
+    for (int m = m_begin; m < m_end; ++m) visitors[m].push_back(n);
+  }
+  for (int m = 0; m < m_blocks; ++m) {
+    if (visitors[m].empty()) continue;
+    const int first = bwd_first_key_block(m, s.block_m, s.block_n, s.seqlen_q, s.seqlen_k, s.window_left);
+    const int last = bwd_last_key_block(m, s.block_m, s.block_n, s.seqlen_q, s.seqlen_k, s.window_right);
+    std::vector<int> expected;
+    for (int n = first; n <= last; ++n) expected.push_back(n);
+    EXPECT_EQ(visitors[m], expected) << "query block " << m << ", " << describe(s);
+  }
+}
+
+TEST(BwdBlocks, RangesMatchABruteForceCountOverRowsAndKeys) {
+  const std::int64_t none = kUnboundedWindow;
+  const std::vector<std::pair<std::int64_t, std::int64_t>> windows = {
+      {none, none}, {none, 0}, {100, 0}, {17, 5}, {0, 0}, {none, 3}, {40, none}};
+  const std::vector<std::pair<int, int>> blocks = {{64, 128}, {64, 64}, {128, 128}, {32, 64}};
+  for (int seqlen_q : {1, 5, 63, 64, 65, 130, 300, 511}) {
+    for (int seqlen_k : {1, 7, 64, 129, 300, 640}) {
+      for (const auto& [left, right] : windows) {
+        for (const auto& [block_m, block_n] : blocks) {
+          check({seqlen_q, seqlen_k, left, right, block_m, block_n});
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace flashattn::core
