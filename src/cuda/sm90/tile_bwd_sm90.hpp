@@ -51,7 +51,7 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // backward session 24), a step's elementwise work being long enough here for the loads of the next to
     // fall behind with one stage ahead.
     case 64:
-      return {64, 128, 3, false, false, true};
+      return {64, 128, 4, false, false, true};
     // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
     // warpgroup's 64x64 dQ slice 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB,
     // dQ 32 KB fp32).
