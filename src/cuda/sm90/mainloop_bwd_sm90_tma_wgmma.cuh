@@ -32,8 +32,8 @@
 // With dq_own_keys (D = 64, BwdTileSm90) each warpgroup computes dQ over its own 64 keys and every
 // head-dim column instead, so its dQ reads only the dS it wrote: the per-step barrier is the warpgroup's
 // own (kdSWarpGroup + w), each warpgroup stages its own copy of lse and D, and nothing joins the two
-// warpgroups within a step but the Q / dO stages they share. The writer adds block 1 into block 0 in shared
-// memory and reduce-adds the sum (sum_dq_blocks).
+// warpgroups within a step but the Q / dO stages they share. The writer adds both blocks into the same
+// columns (in deterministic runs block 0's addition completes before block 1's is issued).
 //
 // dQ: each key block's contribution is added in whatever order the CTAs reach a query block. With
 // deterministic = true the CTAs take turns per (batch, head, query block) in ascending key block (descending
@@ -304,59 +304,39 @@ struct BwdMainloopSm90 {
       }
       Tensor mdQ = domain_offset(make_coord(token0, _0{}),
                                  params.tma_dq.get_tma_tensor(params.shape_dq)(_, _, head));  // (tokens, D)
-      // Issues the reduce-add of staging block w into dQ's block (m_block, column block `columns`).
-      auto add_block = [&](int w, int columns) {
-        Tensor sdQ =
-            make_tensor(make_smem_ptr(smem.dq.data() + w * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
-                        typename Layouts::SmemLayoutdQWarpGroup{});  // (BLOCK_M, kDqCols)
-        Tensor gdQ =
-            local_tile(mdQ, Shape<Int<kBlockM>, Int<Layouts::kDqCols>>{}, make_coord(m_block, columns));
-        auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdQ),
-                                              group_modes<0, 2>(gdQ));
-        copy(params.tma_dq, tdQsdQ, tdQgdQ);
-        tma_store_arrive();
-      };
-      if constexpr (Layouts::kDqOwnKeys) {
-        // dq_own_keys: both blocks cover the same columns. The writer adds block 1 into block 0 in shared
-        // memory and reduce-adds block 0 alone: half the global dQ traffic of adding both, and one fixed
-        // order of the two roundings (no wait between two reduce-adds in deterministic runs).
+      CUTE_UNROLL
+      for (int slice = 0; slice < Layouts::kDqSlices; ++slice) {
         CUTE_UNROLL
         for (int w = 0; w < kConsumerWarpGroups; ++w) {
           cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                             static_cast<std::uint32_t>(BwdBarrier::kDqFull) + w);
+          if (issuer) {
+            Tensor sdQ = make_tensor(
+                make_smem_ptr(smem.dq.data() + w * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
+                typename Layouts::SmemLayoutdQWarpGroup{});  // (BLOCK_M, kDqCols)
+            Tensor gdQ = local_tile(mdQ, Shape<Int<kBlockM>, Int<Layouts::kDqCols>>{},
+                                    make_coord(m_block, w * Layouts::kDqWarpGroupBlockStride + slice));
+            auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{},
+                                                  group_modes<0, 2>(sdQ), group_modes<0, 2>(gdQ));
+            copy(params.tma_dq, tdQsdQ, tdQgdQ);
+            tma_store_arrive();
+            // dq_own_keys: both blocks add into the same columns, so in deterministic runs block 0's
+            // addition completes before block 1's is issued (a fixed order of the two roundings).
+            if (Layouts::kDqOwnKeys && p.deterministic && w + 1 < kConsumerWarpGroups) bulk_wait_writes();
+          }
         }
-        sum_dq_blocks(smem.dq.data(), smem.dq.data() + cosize_v<typename Layouts::SmemLayoutdQWarpGroup>);
-        dq_barrier_arrive(BwdBarrier::kDqEmpty, 1);  // block 1 has been read
-        cutlass::arch::fence_view_async_shared();    // the sums, seen by the TMA unit (async proxy)
-        __syncwarp();
-        if (issuer) {
-          add_block(0, 0);
-          tma_store_wait<0>();
-        }
-        __syncwarp();
-        dq_barrier_arrive(BwdBarrier::kDqEmpty, 0);
-      } else {
         CUTE_UNROLL
-        for (int slice = 0; slice < Layouts::kDqSlices; ++slice) {
-          CUTE_UNROLL
-          for (int w = 0; w < kConsumerWarpGroups; ++w) {
-            cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
-                                              static_cast<std::uint32_t>(BwdBarrier::kDqFull) + w);
-            if (issuer) add_block(w, w * Layouts::kDqWarpGroupBlockStride + slice);
-          }
-          CUTE_UNROLL
-          for (int w = 0; w < kConsumerWarpGroups; ++w) {
-            // Block w is free once its reduce-add (commit group w of this round) has read it.
-            if (issuer) {
-              if (w == 0) {
-                tma_store_wait<kConsumerWarpGroups - 1>();
-              } else {
-                tma_store_wait<0>();
-              }
+        for (int w = 0; w < kConsumerWarpGroups; ++w) {
+          // Block w is free once its reduce-add (commit group w of this round) has read it.
+          if (issuer) {
+            if (w == 0) {
+              tma_store_wait<kConsumerWarpGroups - 1>();
+            } else {
+              tma_store_wait<0>();
             }
-            __syncwarp();
-            dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
           }
+          __syncwarp();
+          dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
         }
       }
       if (p.deterministic && issuer) {
@@ -755,24 +735,6 @@ struct BwdMainloopSm90 {
   }
   __device__ static int last_key_block(const BackwardParams& p, const Work& work, int m_block) {
     return core::bwd_last_key_block(m_block, kBlockM, kBlockN, work.seqlen_q, work.seqlen_k, p.window_right);
-  }
-
-  /// dq_own_keys: adds staging block `from` into block `into` (the same layout, so element by element over
-  /// their floats) with the 32 lanes of the dQ writer warp, 16 bytes a lane and access; a warp's accesses
-  /// are 512 consecutive bytes, free of bank conflicts. Two vectors in flight per lane: the producer
-  /// warpgroup runs on 24 registers.
-  __device__ static void sum_dq_blocks(float* into, const float* from) {
-    constexpr int kVectors = cute::cosize_v<typename Layouts::SmemLayoutdQWarpGroup> / 4;
-    static_assert(kVectors % 64 == 0, "whole rounds of two vectors a lane");
-    float4* a = reinterpret_cast<float4*>(into);
-    const float4* b = reinterpret_cast<const float4*>(from);
-    const int lane = threadIdx.x % 32;
-#pragma unroll 2
-    for (int i = lane; i < kVectors; i += 32) {
-      const float4 x = a[i];
-      const float4 y = b[i];
-      a[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
-    }
   }
 
   /// Arrives (without waiting) at barrier `id` + `warp_group` of a consumer warpgroup and the dQ writer.
