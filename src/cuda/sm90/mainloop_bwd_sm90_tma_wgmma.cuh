@@ -136,7 +136,6 @@ struct BwdMainloopSm90 {
     int m_end;
     int m_first;  ///< Each head's walk over [m_begin, m_end) starts here and wraps from m_end to m_begin.
     std::int64_t q_row_offset;  ///< Row of the sequence's first token in the TMA views of q and dout.
-    std::int64_t token0;        ///< Workspace token of the sequence's query row 0 (BwdWorkspace::token).
     std::int64_t k_row_offset;  ///< Row of the sequence's first key in the TMA views of k and v.
     int tma_batch;              ///< Batch coordinate of the TMA views (0 for varlen).
 
@@ -188,7 +187,6 @@ struct BwdMainloopSm90 {
     const bool rotate = params.rotated_walk && blocks > 0;
     work.m_first = rotate ? work.m_begin + work.n_block % blocks : work.m_begin;
     work.q_row_offset = p.q_start(work.batch);
-    work.token0 = params.base.workspace.token(p, work.batch, 0);
     work.k_row_offset = p.k_start(work.batch);
     work.tma_batch = p.is_varlen() ? 0 : work.batch;
     return true;
@@ -285,7 +283,7 @@ struct BwdMainloopSm90 {
     const int steps = work.steps();
     if (steps <= 0) return;
     const bool issuer = threadIdx.x % 32 == 0;
-    const int token0 = static_cast<int>(work.token0);  // tokens < 2^31 (see params)
+    const int token0 = static_cast<int>(ws.token(p, work.batch, 0));  // tokens < 2^31 (see params)
     // Both blocks of the buffer start empty.
     CUTE_UNROLL
     for (int w = 0; w < kConsumerWarpGroups; ++w) dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
@@ -554,13 +552,14 @@ struct BwdMainloopSm90 {
   /// kStatCopies) loads one value (lse, then D) and later stores it, so the load's latency passes under the
   /// step's products instead of stalling the thread at the store.
   __device__ static float load_stat(const Params& params, const Work& work, StepCoord at, int thread) {
+    const BackwardParams& p = params.base.problem;
     const BwdWorkspace& ws = params.base.workspace;
     const int t = stat_thread(thread);
     float value = 0.0f;
     if (t < 2 * kBlockM) {
       const int row = at.m_block * kBlockM + t % kBlockM;
       const bool valid = row < work.seqlen_q;
-      const std::int64_t index = ws.stat_index(at.head, work.token0 + (valid ? row : 0));
+      const std::int64_t index = ws.stat_index(at.head, ws.token(p, work.batch, valid ? row : 0));
       if (t < kBlockM) {
         value = valid ? ws.lse_log2[index] : INFINITY;
       } else {
