@@ -287,17 +287,6 @@ struct BwdMainloopSm90 {
     // Both blocks of the buffer start empty.
     CUTE_UNROLL
     for (int w = 0; w < kConsumerWarpGroups; ++w) dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
-    // Deterministic: a step's turn is passed on once its additions are complete in global memory. That is
-    // waited for after the next step's additions are issued (kGroupsPerStep bulk groups a step may stay
-    // in flight), so one step's write latency overlaps the next's issue rather than delaying it; the
-    // turns still pass in one direction (core::bwd_deterministic_descending), so holding one longer
-    // cannot close a cycle.
-    constexpr int kGroupsPerStep = Layouts::kDqSlices * kConsumerWarpGroups;
-    int* unreleased = nullptr;
-    auto release = [](int* semaphore) {
-      ::cuda::atomic_ref<int, ::cuda::thread_scope_device>(*semaphore)
-          .fetch_add(1, ::cuda::memory_order_release);
-    };
     StepCoord at = work.first_step();
     for (int s = 0; s < steps; ++s, at = work.after(at)) {
       const int head = at.head;
@@ -351,16 +340,11 @@ struct BwdMainloopSm90 {
         }
       }
       if (p.deterministic && issuer) {
-        if (unreleased != nullptr) {
-          bulk_wait_writes<kGroupsPerStep>();  // the previous step's additions are complete
-          release(unreleased);
-        }
-        unreleased = semaphore;
+        // The additions are complete in global memory before the next key block's CTA takes its turn.
+        bulk_wait_writes();
+        ::cuda::atomic_ref<int, ::cuda::thread_scope_device>(*semaphore)
+            .fetch_add(1, ::cuda::memory_order_release);
       }
-    }
-    if (unreleased != nullptr) {
-      bulk_wait_writes();
-      release(unreleased);
     }
   }
 
