@@ -46,10 +46,11 @@ struct BwdTileSm90 {
 constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
   switch (head_dim) {
     // 64x128 (FlashAttention-3's choice): dK + dV take 64 fp32 per thread; Sᵀ and dPᵀ 32 each, the
-    // warpgroup's 64x64 dQ over its own keys 32. 144 KB smem (Q, dO 3 x 8 KB each, K, V 16 KB each, dS
-    // 2 x 16 KB, dQ 2 x 16 KB fp32). Three stages rather than two: 1.006-1.068x over the grid (docs/PERF.md,
-    // backward session 24), a step's elementwise work being long enough here for the loads of the next to
-    // fall behind with one stage ahead.
+    // warpgroup's 64x64 dQ over its own keys 32. 160 KB smem (Q, dO 4 x 8 KB each, K, V 16 KB each, dS
+    // 2 x 16 KB, dQ 2 x 16 KB fp32). Four stages: three ran 1.006-1.068x over two (docs/PERF.md, backward
+    // session 24), the fourth 1.011-1.038x over three (session 25, A/B'd together with a change since
+    // reverted that D 128 alone showed at 0.981-1.000x), a step's elementwise work being long enough here for
+    // the loads of the next to fall behind with fewer stages ahead.
     case 64:
       return {64, 128, 4, false, false, true};
     // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
