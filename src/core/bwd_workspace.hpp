@@ -3,9 +3,8 @@
 // (backward_workspace_size() gives the size); else the library allocates it on the call's stream.
 // Plain layout arithmetic, shared by the host (sizes) and the kernels (indices).
 //
-// One int per (batch, head, query block) follows: in deterministic runs the dQ semaphore that orders the
-// key blocks' additions to that block's accumulator; with a main kernel that converts dQ itself (sm90,
-// D <= 128) the count of those additions completed, which tells the last one it is last.
+// Deterministic runs add one int per (batch, head, query block): the dQ semaphore that orders the key
+// blocks' additions to that block's accumulator.
 //
 // Tokens: dense sequence b row i is token b * max_seqlen_q + i; varlen it is cu_seqlens_q[b] + i. Either
 // way every token is below batch * max_seqlen_q (a varlen sequence is at most max_seqlen_q long), so that
@@ -28,7 +27,7 @@ struct BwdWorkspace {
   float* lse_log2 = nullptr;  ///< (H, tokens): lse * log2(e); +inf where lse = -inf, so exp2(t - it) = 0.
   float* dsum = nullptr;      ///< (H, tokens): D_i = rowsum(dO_i ∘ O_i).
   float* dq_accum = nullptr;  ///< (tokens, H, D): sum over key blocks of dS · K, unscaled.
-  /// (B, H, m_blocks): key blocks done adding into each query block (zeroed when a kernel uses them).
+  /// Deterministic runs only (else null): (B, H, m_blocks) key blocks done adding into each query block.
   int* dq_semaphore = nullptr;
   std::int64_t tokens = 0;
   int m_blocks = 0;  ///< Query blocks of block_m rows per (batch, head).
@@ -47,7 +46,7 @@ struct BwdWorkspace {
     w.lse_log2 = reinterpret_cast<float*>(bytes + o.lse_log2);
     w.dsum = reinterpret_cast<float*>(bytes + o.dsum);
     w.dq_accum = reinterpret_cast<float*>(bytes + o.dq_accum);
-    w.dq_semaphore = reinterpret_cast<int*>(bytes + o.dq_semaphore);
+    w.dq_semaphore = p.deterministic ? reinterpret_cast<int*>(bytes + o.dq_semaphore) : nullptr;
     w.tokens = tokens_of(p);
     w.m_blocks = m_blocks_of(p, block_m);
     return w;
@@ -92,7 +91,8 @@ struct BwdWorkspace {
     o.dsum = o.lse_log2 + bytes_of(stats);
     o.dq_accum = o.dsum + bytes_of(stats);
     o.dq_semaphore = o.dq_accum + bytes_of(stats * p.head_dim);
-    const std::size_t semaphores = static_cast<std::size_t>(p.batch) * p.heads * m_blocks_of(p, block_m);
+    const std::size_t semaphores =
+        p.deterministic ? static_cast<std::size_t>(p.batch) * p.heads * m_blocks_of(p, block_m) : 0;
     o.end = o.dq_semaphore + bytes_of(semaphores);  // int and float are both 4 bytes
     return o;
   }

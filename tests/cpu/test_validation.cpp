@@ -230,9 +230,8 @@ TEST_F(ValidationTest, BackwardWorkspace) {
   BackwardArgs cuda = backward_args();
   cuda.device = Device{DeviceKind::cuda, 0};
   // Per (token, head) of B * Sq = 10 tokens and H = 4 heads: lse and D (160 bytes each) and D = 8 fp32 of
-  // dQ (1280 bytes), then B * H * ceil(Sq / 32) ints of dQ semaphores (deterministic turns, or the counts
-  // of a main kernel that converts dQ), each part rounded up to 256 bytes.
-  EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u + 256u);
+  // dQ (1280 bytes), each part rounded up to 256 bytes; deterministic adds B * H * ceil(Sq / 64) ints.
+  EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u);
   cuda.deterministic = true;
   EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u + 256u);
   cuda.lse = TensorView{};

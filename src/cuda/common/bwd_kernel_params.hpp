@@ -22,11 +22,6 @@ struct BwdKernelParams {
   bool has_alibi = false;
   int num_m_blocks = 0;  ///< Query blocks per (batch, head): ceil(max_seqlen_q / BLOCK_M).
   int num_n_blocks = 0;  ///< Key blocks per (batch, kv head): ceil(max_seqlen_k / BLOCK_N).
-  int block_m = 0;       ///< The main kernel's query rows per block.
-  int block_n = 0;       ///< The main kernel's keys per block.
-  /// The main kernel converts dQ (sm90/dq_conversion_sm90.cuh) and there is no postprocess: the
-  /// preprocess writes dq = 0 for the query blocks no key block meets, which the main kernel never visits.
-  bool dq_in_main = false;
 };
 
 /// Host: derives the kernel constants of `params` for a kernel of (block_m, block_n) tiles.
@@ -41,8 +36,6 @@ inline BwdKernelParams make_bwd_kernel_params(const BackwardParams& params, cons
   p.has_alibi = fwd.has_alibi;
   p.num_m_blocks = fwd.num_m_blocks;
   p.num_n_blocks = (params.max_seqlen_k + block_n - 1) / block_n;
-  p.block_m = block_m;
-  p.block_n = block_n;
   return p;
 }
 

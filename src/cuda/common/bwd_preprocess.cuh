@@ -1,6 +1,5 @@
 // flashattn — the first kernel of every CUDA backward: per (query row, head), D = rowsum(dO ∘ O) in fp32 and
-// the lse in log2 units into the workspace, and the row's fp32 dQ accumulator cleared (and dq = 0 for a row
-// that no key block's main-kernel CTA visits, when the main kernel converts dQ itself). A group of lanes per
+// the lse in log2 units into the workspace, and the row's fp32 dQ accumulator cleared. A group of lanes per
 // row (BwdRowLanes: lane l of the group reads elements [8l, 8l + 8) of dO and O as 16-byte vectors), several
 // rows per warp at once.
 #pragma once
@@ -10,7 +9,6 @@
 
 #include <cute/tensor.hpp>
 
-#include "core/bwd_blocks.hpp"
 #include "cuda/common/bwd_kernel_params.hpp"
 
 namespace flashattn::cuda {
@@ -83,9 +81,6 @@ __global__ void __launch_bounds__(kBwdRowThreads)
                      (q0 + lanes.lane_row0) * p.dout_strides.row + head * p.dout_strides.head +
                      lanes.vector * 8;
   const float* lse_in = p.lse + batch * p.lse_batch_stride + head * p.lse_head_stride + q0;
-  auto* dq = static_cast<Element*>(p.dq) + batch * p.dq_strides.batch +
-             (q0 + lanes.lane_row0) * p.dq_strides.row + head * p.dq_strides.head + lanes.vector * 8;
-  const int seqlen_k = p.seqlen_k(batch);
 
   for (int group0 = 0; group0 < Lanes::kGroups && !lanes.past(group0, row_end); group0 += Lanes::kBatch) {
     // Every load of the batch first (the row's lse too, which its first lane stores with D).
@@ -117,20 +112,13 @@ __global__ void __launch_bounds__(kBwdRowThreads)
       }
       const int row = lanes.row(group0 + i);
       if (row >= row_end) continue;
-      // A main kernel that converts dQ never visits a query block no key block meets: its rows read 0.
-      if (params.dq_in_main && lanes.vector < Lanes::kVectors &&
-          core::bwd_key_blocks_meeting(row / params.block_m, params.block_m, params.block_n, seqlen_q,
-                                       seqlen_k, p.window_left, p.window_right) == 0) {
-        *reinterpret_cast<uint4*>(dq + std::int64_t{(group0 + i) * Lanes::kRows} * p.dq_strides.row) =
-            make_uint4(0u, 0u, 0u, 0u);
-      }
       const std::int64_t token = token0 + row;
-      float4* accum = reinterpret_cast<float4*>(ws.dq_accum + ws.dq_index(p, token, head));
+      float4* dq = reinterpret_cast<float4*>(ws.dq_accum + ws.dq_index(p, token, head));
       constexpr int kFloat4s = kHeadDim / 4;  // of the row's accumulator
       CUTE_UNROLL
       for (int j = 0; j < (kFloat4s + Lanes::kLanes - 1) / Lanes::kLanes; ++j) {
         const int v = lanes.vector + j * Lanes::kLanes;
-        if (v < kFloat4s) accum[v] = make_float4(0, 0, 0, 0);
+        if (v < kFloat4s) dq[v] = make_float4(0, 0, 0, 0);
       }
       if (lanes.vector == 0) {
         ws.lse_log2[ws.stat_index(head, token)] = lse[i] == -INFINITY ? INFINITY : lse[i] * kLog2e;

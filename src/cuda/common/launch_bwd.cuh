@@ -29,15 +29,13 @@ struct BwdMainKernel {
   int block_n;           ///< Keys per CTA.
   int smem_bytes;        ///< Dynamic shared memory per CTA.
   const char* name;      ///< For error messages, e.g. "bwd_sm90".
-  bool converts_dq;      ///< Writes dq itself (no postprocess; counts into the dQ semaphores).
 };
 
 /// Runs the backward of `params` (validated; every tensor on CUDA device args.device.index):
 /// `launch_main(kernel_params, main_ctas, stream)` launches the family's main kernel between the shared
-/// preprocess and postprocess (none when the main kernel converts dQ itself: main.converts_dq). dK and dV are
-/// bitwise reproducible (one writer, fixed order); dQ is summed over key blocks with fp32 atomics, in an
-/// order that varies across runs unless params.deterministic, which orders the key blocks' additions to each
-/// query block with semaphores (ascending key block).
+/// preprocess and postprocess. dK and dV are bitwise reproducible (one writer, fixed order); dQ is summed
+/// over key blocks with fp32 atomics, in an order that varies across runs unless params.deterministic,
+/// which orders the key blocks' additions to each query block with semaphores (ascending key block).
 template <class Element, int kHeadDim, class LaunchMain>
 Status launch_bwd(const BackwardParams& params, const AttentionArgs& args, RunInfo& info,
                   const BwdMainKernel& main, LaunchMain&& launch_main) {
@@ -79,21 +77,20 @@ Status launch_bwd(const BackwardParams& params, const AttentionArgs& args, RunIn
                                   params.workspace, params.workspace_bytes, stream,
                                   "backward_workspace_size");
   if (!workspace.status().ok()) return workspace.status();
-  BwdKernelParams kernel_params = make_bwd_kernel_params(
+  const BwdKernelParams kernel_params = make_bwd_kernel_params(
       params, BwdWorkspace::bind(params, main.block_m, workspace.data()), main.block_m, main.block_n);
-  kernel_params.dq_in_main = main.converts_dq;
   // Every query row is preprocessed, even one that sees no key: its dQ accumulator must read zero.
   if (row_ctas > 0) {
     bwd_preprocess_kernel<Element, kHeadDim>
         <<<static_cast<unsigned>(row_ctas), kBwdRowThreads, 0, stream>>>(kernel_params);
   }
-  if (params.deterministic || main.converts_dq) {
+  if (params.deterministic) {
     const cudaError_t error = cudaMemsetAsync(kernel_params.workspace.dq_semaphore, 0,
                                               BwdWorkspace::semaphore_bytes(params, main.block_m), stream);
     if (error != cudaSuccess) return cuda_error("cudaMemsetAsync(dQ semaphores)", error);
   }
   if (main_ctas > 0) launch_main(kernel_params, static_cast<unsigned>(main_ctas), stream);
-  if (row_ctas > 0 && !main.converts_dq) {
+  if (row_ctas > 0) {
     bwd_postprocess_kernel<Element, kHeadDim>
         <<<static_cast<unsigned>(row_ctas), kBwdRowThreads, 0, stream>>>(kernel_params);
   }

@@ -21,7 +21,7 @@ Status launch_bwd_sm80(const BackwardParams& params, const AttentionArgs& args, 
   using Layouts = BwdLayouts<Element, kHeadDim>;
   auto* kernel = &bwd_sm80_kernel<Element, kHeadDim>;
   const BwdMainKernel main{reinterpret_cast<const void*>(kernel), Layouts::kBlockM, Layouts::kBlockN,
-                           Layouts::kSmemBytes, "bwd_sm80", /*converts_dq=*/false};
+                           Layouts::kSmemBytes, "bwd_sm80"};
   return launch_bwd<Element, kHeadDim>(
       params, args, info, main,
       [&](const BwdKernelParams& kernel_params, unsigned ctas, cudaStream_t stream) {

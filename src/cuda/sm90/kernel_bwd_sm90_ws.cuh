@@ -1,13 +1,12 @@
 // flashattn — the Hopper backward kernel, warp-specialised: warpgroup 0 produces (one thread issues every
-// TMA load, warp 1 adds dQ into the workspace by TMA reduce-add, warp 2 converts the query blocks whose last
-// addition was this CTA's into dq where the tile has room for it (dq_conversion_sm90.cuh); the warpgroup
-// gives most of its registers away with setmaxnreg), warpgroups 1 and 2 consume (wgmma, the softmax
-// recompute, dQ staged in shared memory and the epilogue; 240 registers each). One CTA owns BLOCK_N keys of
-// one (batch, kv head): it loads K and V once, walks every query block of every query head of the kv head's
-// group that sees those keys, and writes dK and dV once — summed over the group in registers, with no atomics
-// and no separate reduction. Query blocks that see none of the keys are never loaded. Deterministic runs make
-// a CTA wait for the CTAs of lower key blocks of its (batch, kv head): they come first in the grid, so they
-// are resident or done before it runs and the wait always ends.
+// TMA load, warp 1 adds dQ into the workspace by TMA reduce-add; the warpgroup gives most of its registers
+// away with setmaxnreg), warpgroups 1 and 2 consume (wgmma, the softmax recompute, dQ staged in shared
+// memory and the epilogue; 240 registers each). One CTA owns BLOCK_N
+// keys of one (batch, kv head): it loads K and V once, walks every query block of every query head of the
+// kv head's group that sees those keys, and writes dK and dV once — summed over the group in registers,
+// with no atomics and no separate reduction. Query blocks that see none of the keys are never loaded.
+// Deterministic runs make a CTA wait for the CTAs of lower key blocks of its (batch, kv head): they come
+// first in the grid, so they are resident or done before it runs and the wait always ends.
 //
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
@@ -64,10 +63,7 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
       warp_group == 0 ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
   pipeline_params.is_leader = threadIdx.x == 0;
   pipeline_params.num_consumers = Layouts::kConsumerThreads;
-  if (threadIdx.x == 0) {
-    smem.kv_full.init(1);
-    if constexpr (Layouts::kConvertsDq) smem.dq_conversion.init();
-  }
+  if (threadIdx.x == 0) smem.kv_full.init(1);
   // Warp 0 initialises the stage barriers (and fences their initialisation); the CTA barrier publishes
   // every barrier before first use.
   Pipeline pipeline(smem.pipeline_qdo, pipeline_params, Shape<_1, _1, _1>{});
@@ -79,9 +75,6 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     const int warp = threadIdx.x / 32;
     if (threadIdx.x == 0) Mainloop::load(params, smem, pipeline, pipeline_do, work);
     if (warp == Mainloop::kDqWriterWarp) Mainloop::store_dq(params, smem, work);
-    if constexpr (Layouts::kConvertsDq) {
-      if (warp == Mainloop::kDqConverterWarp) Mainloop::convert_dq(params, smem, work);
-    }
     return;
   }
 

@@ -22,12 +22,8 @@ template <class Element, int kHeadDim>
 Status launch_bwd_sm90(const BackwardParams& params, const AttentionArgs& args, RunInfo& info) {
   using Layouts = BwdLayoutsSm90<Element, kHeadDim>;
   auto* kernel = &bwd_sm90_kernel<Element, kHeadDim>;
-  const BwdMainKernel main{reinterpret_cast<const void*>(kernel),
-                           Layouts::kBlockM,
-                           Layouts::kBlockN,
-                           Layouts::kSmemBytes,
-                           "bwd_sm90",
-                           Layouts::kConvertsDq};
+  const BwdMainKernel main{reinterpret_cast<const void*>(kernel), Layouts::kBlockM, Layouts::kBlockN,
+                           Layouts::kSmemBytes, "bwd_sm90"};
   return launch_bwd<Element, kHeadDim>(
       params, args, info, main,
       [&](const BwdKernelParams& kernel_params, unsigned ctas, cudaStream_t stream) {

@@ -25,7 +25,6 @@
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
-#include "cuda/sm90/dq_conversion_sm90.cuh"
 #include "cuda/sm90/primitives_sm90.cuh"
 #include "cuda/sm90/tile_bwd_sm90.hpp"
 #include "cuda/sm90/wgmma_shapes.hpp"
@@ -142,8 +141,6 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
                                       bwd_tile_sm90(kHeadDim).dq_own_keys ? kHeadDim : kHeadDim / 2,
                                       bwd_tile_sm90(kHeadDim).dq_own_keys>;
   static constexpr bool kSplitHeadDim = false;
-  /// dQ is converted in this kernel (dq_conversion_sm90.cuh), which needs BLOCK_M x D fp32 of shared memory.
-  static constexpr bool kConvertsDq = true;
   /// Q and dO share the ring's stages (one pipeline, both tiles' bytes per stage).
   static constexpr std::uint32_t kTmaBytesPerStage = 2 * Common::kTmaBytesQ;
   using PipelinedO = NoPipeline;
@@ -219,7 +216,6 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
     float dsum[2 * Common::kStatCopies][kBlockM];              ///< D = rowsum(dO ∘ O) of the same rows.
     typename Common::PipelineQdO::SharedStorage pipeline_qdo;  ///< Q and dO of a step landed / were read.
     cutlass::arch::ClusterTransactionBarrier kv_full;          ///< K and V landed (TMA transaction bytes).
-    DqConversionStorage<kBlockM, kHeadDim> dq_conversion;
   };
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");

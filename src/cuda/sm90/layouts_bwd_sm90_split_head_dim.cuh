@@ -32,8 +32,6 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
   using Common = BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
                                       bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages, 64>;
   static constexpr bool kSplitHeadDim = true;
-  /// No room for the conversion's rows (BLOCK_M x D fp32): the postprocess converts dQ.
-  static constexpr bool kConvertsDq = false;
   /// Q has the ring's stages to itself; dO has one stage and a pipeline of its own (PipelinedO), released
   /// once dV has read it, mid-step, so the next step's dO loads under the rest of the step.
   static constexpr std::uint32_t kTmaBytesPerStage = Common::kTmaBytesQ;

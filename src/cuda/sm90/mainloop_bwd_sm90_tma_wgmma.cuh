@@ -109,7 +109,6 @@ struct BwdMainloopSm90 {
   static constexpr int kConsumerThreads = Layouts::kConsumerThreads;
   static constexpr int kConsumerWarpGroups = Layouts::kConsumerWarpGroups;
   static constexpr int kDqWriterWarp = 1;             ///< Warp of the producer warpgroup.
-  static constexpr int kDqConverterWarp = 2;          ///< Warp of the producer warpgroup (kConvertsDq).
   static constexpr int kDqBarrierThreads = 128 + 32;  ///< A consumer warpgroup and the dQ writer.
 
   enum class StepKind { bulk, masked, softcap };
@@ -275,11 +274,7 @@ struct BwdMainloopSm90 {
 
   /// The dQ writer (every lane of producer warp kDqWriterWarp): adds each step's dQ, staged in shared
   /// memory by the consumer warpgroups, into the workspace's accumulator with one TMA reduce-add per
-  /// warpgroup block and slice (kDqSlices rounds a step), issued by lane 0. With Layouts::kConvertsDq,
-  /// lane 0 also queues each query block whose last addition was this CTA's for the converter warp
-  /// (dq_conversion_sm90.cuh): in deterministic runs the block's last turn; else, once the step's additions
-  /// are complete (waited for after the next step's are issued, so no wait delays an issue), the count of
-  /// completed additions in the block's semaphore reaching core::bwd_key_blocks_meeting.
+  /// warpgroup block and slice (kDqSlices rounds a step), issued by lane 0.
   __device__ static void store_dq(const Params& params, typename Layouts::SharedStorage& smem,
                                   const Work& work) {
     using namespace cute;
@@ -292,22 +287,17 @@ struct BwdMainloopSm90 {
     // Both blocks of the buffer start empty.
     CUTE_UNROLL
     for (int w = 0; w < kConsumerWarpGroups; ++w) dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
-    [[maybe_unused]] DqConversionQueue<kBlockM, kHeadDim> queue;
-    // Not deterministic, kConvertsDq: the previous step's block, its additions not yet counted.
-    [[maybe_unused]] StepCoord uncounted{0, -1};
-    constexpr int kGroupsPerStep = Layouts::kDqSlices * kConsumerWarpGroups;  // bulk groups a step commits
     StepCoord at = work.first_step();
     for (int s = 0; s < steps; ++s, at = work.after(at)) {
       const int head = at.head;
       const int m_block = at.m_block;
       int* semaphore = nullptr;
-      int mine = 0;  // deterministic: this CTA's turn among the key blocks meeting the query block
       if (p.deterministic) {
         semaphore = ws.semaphore(p, work.batch, head, m_block);
         if (issuer) {
           const ::cuda::atomic_ref<int, ::cuda::thread_scope_device> turn(*semaphore);
-          mine = params.descending ? last_key_block(p, work, m_block) - work.n_block
-                                   : work.n_block - first_key_block(p, work, m_block);
+          const int mine = params.descending ? last_key_block(p, work, m_block) - work.n_block
+                                             : work.n_block - first_key_block(p, work, m_block);
           while (turn.load(::cuda::memory_order_acquire) != mine) {
           }
         }
@@ -354,49 +344,8 @@ struct BwdMainloopSm90 {
         bulk_wait_writes();
         ::cuda::atomic_ref<int, ::cuda::thread_scope_device>(*semaphore)
             .fetch_add(1, ::cuda::memory_order_release);
-        if constexpr (Layouts::kConvertsDq) {
-          if (mine + 1 == key_blocks_meeting(p, work, m_block)) queue.push(smem.dq_conversion, head, m_block);
-        }
-      } else if constexpr (Layouts::kConvertsDq) {
-        if (issuer) {
-          if (uncounted.m_block >= 0) {
-            bulk_wait_writes<kGroupsPerStep>();  // the previous step's additions are complete
-            count_dq_addition(smem, queue, work, uncounted, params);
-          }
-          uncounted = at;
-        }
       }
     }
-    if constexpr (Layouts::kConvertsDq) {
-      if (issuer) {
-        if (uncounted.m_block >= 0) {
-          bulk_wait_writes();
-          count_dq_addition(smem, queue, work, uncounted, params);
-        }
-        queue.push(smem.dq_conversion, 0, -1);  // the end
-      }
-    }
-  }
-
-  /// Counts this CTA's completed addition to query block `at` (not deterministic, kConvertsDq), and queues
-  /// the block for conversion when it was the last.
-  __device__ static void count_dq_addition(typename Layouts::SharedStorage& smem,
-                                           DqConversionQueue<kBlockM, kHeadDim>& queue, const Work& work,
-                                           StepCoord at, const Params& params) {
-    const BackwardParams& p = params.base.problem;
-    queue.count_completion(smem.dq_conversion,
-                           params.base.workspace.semaphore(p, work.batch, at.head, at.m_block),
-                           key_blocks_meeting(p, work, at.m_block), at.head, at.m_block);
-  }
-
-  /// The dQ converter (every lane of producer warp kDqConverterWarp, Layouts::kConvertsDq).
-  __device__ static void convert_dq(const Params& params, typename Layouts::SharedStorage& smem,
-                                    const Work& work) {
-    const BackwardParams& p = params.base.problem;
-    const BwdWorkspace& ws = params.base.workspace;
-    if (work.steps() <= 0) return;  // store_dq returns too, without ending the queue
-    convert_dq_blocks<Element, kBlockM, kHeadDim>(p, ws, smem.dq_conversion, work.batch, work.seqlen_q,
-                                                  ws.token(p, work.batch, 0));
   }
 
   /// Consumers: accumulates dK and dV (fp32 fragments of TiledMmadKV over (BLOCK_N, HEAD_DIM)) over the
@@ -783,10 +732,6 @@ struct BwdMainloopSm90 {
   /// The first and the last key block whose CTAs add into query block `m_block` (core/bwd_blocks.hpp).
   __device__ static int first_key_block(const BackwardParams& p, const Work& work, int m_block) {
     return core::bwd_first_key_block(m_block, kBlockM, kBlockN, work.seqlen_q, work.seqlen_k, p.window_left);
-  }
-  __device__ static int key_blocks_meeting(const BackwardParams& p, const Work& work, int m_block) {
-    return core::bwd_key_blocks_meeting(m_block, kBlockM, kBlockN, work.seqlen_q, work.seqlen_k,
-                                        p.window_left, p.window_right);
   }
   __device__ static int last_key_block(const BackwardParams& p, const Work& work, int m_block) {
     return core::bwd_last_key_block(m_block, kBlockM, kBlockN, work.seqlen_q, work.seqlen_k, p.window_right);

@@ -85,12 +85,10 @@ __device__ __forceinline__ void gmma_wait(Operands&... operands) {
 }
 
 /// Blocks until the calling thread's bulk asynchronous operations (TMA stores and reduce-adds) are
-/// complete, their writes performed in global memory, all but the kPending most recently committed
-/// groups, then orders them before the thread's later generic memory operations (cute::tma_store_wait
-/// waits only until they have read shared memory).
-template <int kPending = 0>
+/// complete, their writes performed in global memory, then orders them before the thread's later generic
+/// memory operations (cute::tma_store_wait waits only until they have read shared memory).
 __device__ __forceinline__ void bulk_wait_writes() {
-  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(kPending) : "memory");
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
   asm volatile("fence.proxy.async.global;" ::: "memory");
   __threadfence();
 }
