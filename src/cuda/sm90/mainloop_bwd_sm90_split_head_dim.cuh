@@ -110,7 +110,8 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
   static_assert(Layouts::kDqSlices == 2, "slice 0 is staged within its step, slice 1 in the next one");
   State read;
   typename PipelinedO::PipelineState read_do;
-  auto step = [&](int s, StepCoord at, StepCoord next, auto kind) __attribute__((always_inline)) {
+  auto step = [&](int s, StepCoord at, StepCoord next, auto kind, auto /*last*/)
+      __attribute__((always_inline)) {
     constexpr StepKind kKind = decltype(kind)::value;
     const int head = at.head;
     const int row0 = at.m_block * kBlockM;

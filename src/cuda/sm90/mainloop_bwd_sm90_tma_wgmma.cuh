@@ -351,9 +351,9 @@ struct BwdMainloopSm90 {
   /// Consumers: accumulates dK and dV (fp32 fragments of TiledMmadKV over (BLOCK_N, HEAD_DIM)) over the
   /// work's steps and adds dQ into the workspace. `thread` is the index among the consumer threads.
   template <class AccDK, class AccDV>
-  __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
-                                 Pipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
-                                 AccDK& acc_dk, AccDV& acc_dv) {
+  __device__ __forceinline__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
+                                                 Pipeline& pipeline, PipelinedO& pipeline_do,
+                                                 const Work& work, int thread, AccDK& acc_dk, AccDV& acc_dv) {
     if constexpr (Layouts::kSplitHeadDim) {
       consume_split_head_dim(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv);
     } else {
@@ -364,14 +364,16 @@ struct BwdMainloopSm90 {
  private:
   /// consume() with the keys split: this warpgroup's 64 keys x HEAD_DIM of dK and dV.
   template <class AccDK, class AccDV>
-  __device__ static void consume_keys(const Params& params, typename Layouts::SharedStorage& smem,
-                                      Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
-                                      AccDV& acc_dv) {
+  __device__ __forceinline__ static void consume_keys(const Params& params,
+                                                      typename Layouts::SharedStorage& smem,
+                                                      Pipeline& pipeline, const Work& work, int thread,
+                                                      AccDK& acc_dk, AccDV& acc_dv) {
     using namespace cute;
     const BwdKernelParams& base = params.base;
     const BackwardParams& p = base.problem;
     const int steps = work.steps();
     if (steps <= 0) return;
+    constexpr int kAhead = bwd_tile_sm90(kHeadDim).products_ahead;
 
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});  // (M, D, PIPE)
     Tensor sdO =
@@ -439,17 +441,12 @@ struct BwdMainloopSm90 {
     start_consuming(params, smem, work,
                     thread);  // each step stages the next step's lse and D before its dS barrier
 
-    State read;
-    auto step = [&](int s, StepCoord at, StepCoord next, auto kind) __attribute__((always_inline)) {
-      constexpr StepKind kKind = decltype(kind)::value;
-      const int head = at.head;
+    // Waits for the Q and dO of the step at `at` (pipeline state `state`); zeroes their rows past a varlen
+    // sequence's end (an all-consumer barrier, which both warpgroups reach in the same step). The stage.
+    auto acquire_stage = [&](const State& state, StepCoord at) __attribute__((always_inline)) {
+      pipeline.consumer_wait(state);
+      const int stage = state.index();
       const int row0 = at.m_block * kBlockM;
-      const float* lse_log2 = smem.lse_log2[stat_buffer(s, thread)];  // by query row of the block
-      const float* dsum = smem.dsum[stat_buffer(s, thread)];
-
-      pipeline.consumer_wait(read);
-      const int stage = read.index();
-      // The last query block of a varlen sequence: zero Q and dO past the sequence end.
       if (p.is_varlen() && row0 + kBlockM > work.seqlen_q) {
         Tensor sQ_stage = sQ(_, _, stage);
         Tensor sdO_stage = sdO(_, _, stage);
@@ -457,16 +454,53 @@ struct BwdMainloopSm90 {
         zero_rows(sdO_stage, work.seqlen_q - row0, thread);
         publish_shared_writes();
       }
-      // dq_own_keys: the warpgroups, free of each other within a step, start half a step apart (warpgroup 1
-      // once warpgroup 0 has its first P), so that one's softmax and dS run while the other's products use
-      // the tensor cores; the Q / dO stages they share keep them within a step of each other after that.
-      // Waited for after the zeroing's all-consumer barrier, which both warpgroups must reach.
-      if (Layouts::kDqOwnKeys && s == 0 && warp_group == 1) {
+      return stage;
+    };
+    // dq_own_keys: the warpgroups, free of each other within a step, start half a step apart (warpgroup 1
+    // once warpgroup 0 has its first P), so that one's softmax and dS run while the other's products use
+    // the tensor cores; the Q / dO stages they share keep them within a step of each other after that.
+    // Waited for after the first stage's zeroing barrier, which both warpgroups must reach.
+    auto skew_start = [&] {
+      if (Layouts::kDqOwnKeys && warp_group == 1) {
         cutlass::arch::NamedBarrier::sync(kConsumerThreads,
                                           static_cast<std::uint32_t>(BwdBarrier::kWarpGroupSkew));
       }
+    };
+    // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ of the step whose Q and dO are in `stage`, each its own commit group.
+    auto issue_scores = [&](int stage) __attribute__((always_inline)) {
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), tSrS);
+    };
+    auto issue_dp = [&](int stage) __attribute__((always_inline)) {
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage), tSrdP);
+    };
+
+    // With products ahead, step s starts with the first kAhead of its products issued by step s - 1 (step
+    // 0's here) and in flight; every other wgmma of the warpgroup has completed.
+    State read;
+    if constexpr (kAhead > 0) {
+      const int stage = acquire_stage(read, work.first_step());
+      skew_start();
+      issue_scores(stage);
+      if constexpr (kAhead > 1) issue_dp(stage);
+    }
+    auto step = [&](int s, StepCoord at, StepCoord next, auto kind, auto last)
+        __attribute__((always_inline)) {
+      constexpr StepKind kKind = decltype(kind)::value;
+      // The loop's steps (known at compile time, so no branch leaves an accumulator in flight on one path
+      // only) issue the next step's first products.
+      constexpr bool kIssueAhead = kAhead > 0 && !decltype(last)::value;
+      const int head = at.head;
+      const int row0 = at.m_block * kBlockM;
+      const float* lse_log2 = smem.lse_log2[stat_buffer(s, thread)];  // by query row of the block
+      const float* dsum = smem.dsum[stat_buffer(s, thread)];
+
+      int stage = read.index();
+      if constexpr (kAhead == 0) {
+        stage = acquire_stage(read, at);
+        if (s == 0) skew_start();
+        issue_scores(stage);
+      }
+      if constexpr (kAhead < 2) issue_dp(stage);
       const float next_stat = s + 1 < steps ? load_stat(params, work, next, thread) : 0.0f;
 
       if constexpr (kKind == StepKind::softcap) {
@@ -504,14 +538,32 @@ struct BwdMainloopSm90 {
       }
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, ds_buffer), tdQrKt, tdQrdQ);
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
-      gmma_wait<1>(tdQrdQ);  // dV and dQ landed (groups complete in issue order); dK runs under the staging
+      // The next step's first products, into Sᵀ and dPᵀ's accumulators (dead since dS left them).
+      if constexpr (kIssueAhead) {
+        State after = read;
+        ++after;
+        const int next_stage = acquire_stage(after, next);
+        issue_scores(next_stage);
+        if constexpr (kAhead > 1) issue_dp(next_stage);
+      }
+      // dV and dQ landed (groups complete in issue order); dK (and the next step's products) run under the
+      // staging.
+      if constexpr (kIssueAhead) {
+        gmma_wait<kAhead + 1>(tdQrdQ);
+      } else {
+        gmma_wait<1>(tdQrdQ);
+      }
       // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
       cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                         static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
       // The address base from a fresh thread index: not hoisted, so not held across the steps.
       stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block,
                                              static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
-      gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
+      if constexpr (kIssueAhead) {
+        gmma_wait<kAhead>(acc_dv, acc_dk, tdVrP, tdKrdS);
+      } else {
+        gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
+      }
       // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
       cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
       dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
@@ -519,7 +571,7 @@ struct BwdMainloopSm90 {
       ++read;
     };
 
-    run_steps(params, work, step);
+    run_steps</*kLastApart=*/(kAhead > 0)>(params, work, step);
   }
 
   /// consume() with the head dim split (mainloop_bwd_sm90_split_head_dim.cuh).
@@ -587,29 +639,36 @@ struct BwdMainloopSm90 {
     cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
   }
 
-  /// Runs step(s, coordinates of s, coordinates of s + 1, Step<kind>) for every step of the work. The block
-  /// needs no mask when its first row keeps every key up to the block's end and its last valid row keeps
-  /// every key from the block's start (key intervals grow with the row). ALiBi's bias is applied with the
-  /// mask, so it takes the masked step throughout; softcap has a step kind of its own.
-  template <class StepFn>
+  /// Runs step(s, coordinates of s, coordinates of s + 1, Step<kind>, last) for every step of the work. The
+  /// block needs no mask when its first row keeps every key up to the block's end and its last valid row
+  /// keeps every key from the block's start (key intervals grow with the row). ALiBi's bias is applied with
+  /// the mask, so it takes the masked step throughout; softcap has a step kind of its own. `last` is
+  /// std::true_type for the final step when kLastApart (run after the loop, as code of its own, so that the
+  /// loop's steps know at compile time that a next step follows), std::false_type otherwise.
+  template <bool kLastApart = false, class StepFn>
   __device__ __forceinline__ static void run_steps(const Params& params, const Work& work, StepFn& step) {
     const BackwardParams& p = params.base.problem;
     StepCoord at = work.first_step();
-    for (int s = 0; s < work.steps(); ++s) {
-      const StepCoord next = work.after(at);
+    auto run = [&](int s, StepCoord next, auto last) __attribute__((always_inline)) {
       const int row0 = at.m_block * kBlockM;
       const int last_row = min(row0 + kBlockM, work.seqlen_q) - 1;
       const KeyRange range(p, work.seqlen_q, work.seqlen_k);
       const bool whole = range.key_begin(last_row) <= work.n0 && range.key_end(row0) >= work.n0 + kBlockN;
       if (params.base.softcap_pre > 0.0f) {
-        step(s, at, next, Step<StepKind::softcap>{});
+        step(s, at, next, Step<StepKind::softcap>{}, last);
       } else if (params.base.has_alibi || !whole) {
-        step(s, at, next, Step<StepKind::masked>{});
+        step(s, at, next, Step<StepKind::masked>{}, last);
       } else {
-        step(s, at, next, Step<StepKind::bulk>{});
+        step(s, at, next, Step<StepKind::bulk>{}, last);
       }
+    };
+    const int steps = work.steps();
+    for (int s = 0; s < steps - (kLastApart ? 1 : 0); ++s) {
+      const StepCoord next = work.after(at);
+      run(s, next, std::false_type{});
       at = next;
     }
+    if constexpr (kLastApart) run(steps - 1, at, std::true_type{});
   }
 
   /// Zeroes rows [valid, rows) of a (rows, HEAD_DIM) shared tile; every consumer thread takes part. A
