@@ -351,9 +351,9 @@ struct BwdMainloopSm90 {
   /// Consumers: accumulates dK and dV (fp32 fragments of TiledMmadKV over (BLOCK_N, HEAD_DIM)) over the
   /// work's steps and adds dQ into the workspace. `thread` is the index among the consumer threads.
   template <class AccDK, class AccDV>
-  __device__ __forceinline__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
-                                                 Pipeline& pipeline, PipelinedO& pipeline_do,
-                                                 const Work& work, int thread, AccDK& acc_dk, AccDV& acc_dv) {
+  __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
+                                 Pipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
+                                 AccDK& acc_dk, AccDV& acc_dv) {
     if constexpr (Layouts::kSplitHeadDim) {
       consume_split_head_dim(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv);
     } else {
@@ -364,10 +364,9 @@ struct BwdMainloopSm90 {
  private:
   /// consume() with the keys split: this warpgroup's 64 keys x HEAD_DIM of dK and dV.
   template <class AccDK, class AccDV>
-  __device__ __forceinline__ static void consume_keys(const Params& params,
-                                                      typename Layouts::SharedStorage& smem,
-                                                      Pipeline& pipeline, const Work& work, int thread,
-                                                      AccDK& acc_dk, AccDV& acc_dv) {
+  __device__ static void consume_keys(const Params& params, typename Layouts::SharedStorage& smem,
+                                      Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
+                                      AccDV& acc_dv) {
     using namespace cute;
     const BwdKernelParams& base = params.base;
     const BackwardParams& p = base.problem;
