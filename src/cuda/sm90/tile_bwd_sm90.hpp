@@ -52,14 +52,13 @@ struct BwdTileSm90 {
 constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
   switch (head_dim) {
     // 64x128 (FlashAttention-3's choice): dK + dV take 64 fp32 per thread; Sᵀ and dPᵀ 32 each, the
-    // warpgroup's 64x64 dQ over its own keys 32. 176 KB smem (Q, dO 5 x 8 KB each, K, V 16 KB each, dS
-    // 2 x 16 KB, dQ 2 x 16 KB fp32). Stages: three ran 1.006-1.068x over two (docs/PERF.md, backward
+    // warpgroup's 64x64 dQ over its own keys 32. 160 KB smem (Q, dO 4 x 8 KB each, K, V 16 KB each, dS
+    // 2 x 16 KB, dQ 2 x 16 KB fp32). Four stages: three ran 1.006-1.068x over two (docs/PERF.md, backward
     // session 24), the fourth 1.011-1.038x over three (session 25, A/B'd together with a change since
     // reverted that D 128 alone showed at 0.981-1.000x), a step's elementwise work being long enough here for
-    // the loads of the next to fall behind with fewer stages ahead; a fifth with the products ahead, which
-    // take the next stage half a step sooner.
+    // the loads of the next to fall behind with fewer stages ahead.
     case 64:
-      return {64, 128, 5, false, false, true, 2};
+      return {64, 128, 4, false, false, true, 2};
     // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
     // warpgroup's 64x64 dQ slice 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB,
     // dQ 32 KB fp32).
