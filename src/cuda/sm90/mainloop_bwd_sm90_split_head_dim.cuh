@@ -123,22 +123,21 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     // the later of the two to land. The last query block of a varlen sequence: Q and dO zeroed past the
     // sequence end.
     const bool rows_past_end = p.is_varlen() && row0 + kBlockM > work.seqlen_q;
-    pipeline.consumer_wait(read);
-    const int stage = read.index();
-    if (rows_past_end) {
-      Tensor sQ_stage = sQ(_, _, stage);
-      zero_rows(sQ_stage, work.seqlen_q - row0, thread);
-      publish_shared_writes();
-    }
-    gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), tSrS);
-    pipeline_do.consumer_wait(read_do);
-    const int stage_do = read_do.index();
-    if (rows_past_end) {
-      Tensor sdO_stage = sdO(_, _, stage_do);
-      zero_rows(sdO_stage, work.seqlen_q - row0, thread);
-      publish_shared_writes();
-    }
-    gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage_do), tSrdP);
+    // Waits for a query-side tile's stage, zeroes its rows past the sequence end, issues its product.
+    auto wait_and_issue = [&](auto& tile_pipeline, const auto& state, auto& tile, const auto& keys_operand,
+                              const auto& tile_operand, auto& acc) __attribute__((always_inline)) {
+      tile_pipeline.consumer_wait(state);
+      const int tile_stage = state.index();
+      if (rows_past_end) {
+        Tensor tile_of_stage = tile(_, _, tile_stage);
+        zero_rows(tile_of_stage, work.seqlen_q - row0, thread);
+        publish_shared_writes();
+      }
+      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, keys_operand, tile_operand(_, _, _, tile_stage), acc);
+      return tile_stage;
+    };
+    const int stage = wait_and_issue(pipeline, read, sQ, tSrK, tSrQ, tSrS);
+    const int stage_do = wait_and_issue(pipeline_do, read_do, sdO, tSrV, tSrdO, tSrdP);
     const float next_stat = s + 1 < steps ? load_stat(params, work, next, thread) : 0.0f;
 
     if constexpr (kKind == StepKind::softcap) {
