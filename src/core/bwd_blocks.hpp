@@ -50,21 +50,4 @@ FLASHATTN_HOST_DEVICE int bwd_last_key_block(int m_block, int block_m, int block
   return static_cast<int>((key < last_key ? key : last_key) / block_n);
 }
 
-/// How many key blocks' walks reach query block m_block (which holds at least one row of the sequence):
-/// bwd_last_key_block - bwd_first_key_block + 1, or 0 when no row of the block keeps a key. The rows' key
-/// intervals slide by one key a row and are at least one key long, so the block's rows together keep the
-/// keys [key_begin(first row), key_end(last row)] clipped to the sequence's keys; none when that is empty.
-FLASHATTN_HOST_DEVICE int bwd_key_blocks_meeting(int m_block, int block_m, int block_n, int seqlen_q,
-                                                 int seqlen_k, std::int64_t window_left,
-                                                 std::int64_t window_right) {
-  const std::int64_t offset = std::int64_t{seqlen_k} - seqlen_q;
-  const std::int64_t block_end = std::int64_t{m_block + 1} * block_m;
-  const std::int64_t last_row = (block_end < seqlen_q ? block_end : std::int64_t{seqlen_q}) - 1;
-  const std::int64_t begin = std::int64_t{m_block} * block_m + offset - window_left;
-  const std::int64_t end = last_row + offset + window_right;  // inclusive
-  const std::int64_t lo = begin > 0 ? begin : 0;
-  const std::int64_t hi = end < seqlen_k - 1 ? end : std::int64_t{seqlen_k} - 1;
-  return lo > hi ? 0 : static_cast<int>(hi / block_n - lo / block_n + 1);
-}
-
 }  // namespace flashattn::core
