@@ -546,22 +546,14 @@ struct BwdMainloopSm90 {
       }
       // dV and dQ landed (groups complete in issue order); dK (and the next step's products) run under the
       // staging.
-      if constexpr (kIssueAhead) {
-        gmma_wait<kAhead + 1>(tdQrdQ);
-      } else {
-        gmma_wait<1>(tdQrdQ);
-      }
+      gmma_wait<kIssueAhead ? kAhead + 1 : 1>(tdQrdQ);
       // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
       cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                         static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
       // The address base from a fresh thread index: not hoisted, so not held across the steps.
       stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block,
                                              static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
-      if constexpr (kIssueAhead) {
-        gmma_wait<kAhead>(acc_dv, acc_dk, tdVrP, tdKrdS);
-      } else {
-        gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
-      }
+      gmma_wait<kIssueAhead ? kAhead : 0>(acc_dv, acc_dk, tdVrP, tdKrdS);
       // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
       cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
       dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);

@@ -45,8 +45,8 @@ struct BwdTileSm90 {
   /// that the tensor cores run them during the dQ hand-over and the next step's softmax starts on landed
   /// scores instead of at the head of its chain. Costs the in-flight accumulators' registers across the
   /// hand-over (32 per product at BLOCK_M 64): fits at D 64 (dK + dV 64; measured 1.048x, docs/PERF.md,
-  /// backward session 26), not at D 128 (dK + dV 128: ptxas serialised the wgmmas and spilled wherever the
-  /// products were issued).
+  /// backward session 26), not at D 128 (dK + dV 128: issued behind dK or after the dQ staging, ptxas
+  /// serialised the wgmmas for want of registers).
   int products_ahead;
 };
 
