@@ -30,6 +30,34 @@ struct BwdQueryRows {
   }
 };
 
+/// Query blocks [begin, end) (possibly empty) of block_m rows in which every row of the sequence keeps every
+/// key of [n0, n0 + block_n): a step there needs no mask. With key_begin / key_end clamped to [0, seqlen_k]
+/// as the kernels compute them, block m is whole iff
+///   key_begin(last row) <= n0  <=>  min((m + 1) * block_m, seqlen_q) - 1 <= n0 - offset + left, and
+///   key_end(first row) >= n0 + block_n  <=>  m * block_m >= n0 + block_n - offset - right - 1 (with
+///   n0 + block_n <= seqlen_k: a key block past the sequence's end is never whole);
+/// the first holds for the blocks below a bound and the second from a bound on, since both ends of the rows'
+/// key intervals grow with the row. The main loops compute this once per key block, not per step.
+struct BwdWholeQueryBlocks {
+  int begin;
+  int end;
+  FLASHATTN_HOST_DEVICE BwdWholeQueryBlocks(int seqlen_q, int seqlen_k, std::int64_t window_left,
+                                            std::int64_t window_right, int n0, int block_m, int block_n) {
+    const std::int64_t offset = std::int64_t{seqlen_k} - seqlen_q;
+    const std::int64_t m_blocks = (std::int64_t{seqlen_q} + block_m - 1) / block_m;
+    const std::int64_t last_row_bound = n0 - offset + window_left;
+    std::int64_t below = m_blocks;  // blocks [0, below) satisfy the first condition
+    if (seqlen_q - 1 > last_row_bound) below = last_row_bound + 1 <= 0 ? 0 : (last_row_bound + 1) / block_m;
+    const std::int64_t first_row_bound = std::int64_t{n0} + block_n - offset - window_right - 1;
+    std::int64_t from = first_row_bound <= 0 ? 0 : (first_row_bound + block_m - 1) / block_m;
+    if (std::int64_t{n0} + block_n > seqlen_k) from = m_blocks;
+    const std::int64_t lo = from < m_blocks ? from : m_blocks;
+    const std::int64_t hi = below < m_blocks ? below : m_blocks;
+    begin = static_cast<int>(lo);
+    end = static_cast<int>(hi > lo ? hi : lo);
+  }
+};
+
 /// The first key block (of block_n keys) whose keys meet query block m_block (of block_m rows): the block
 /// holding key_begin of the block's first row, or 0.
 FLASHATTN_HOST_DEVICE int bwd_first_key_block(int m_block, int block_m, int block_n, int seqlen_q,

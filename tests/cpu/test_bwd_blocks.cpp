@@ -2,6 +2,7 @@
 // a key block's query rows, and for every query block the key blocks whose walks reach it, which must be
 // exactly [bwd_first_key_block, bwd_last_key_block]. The deterministic dQ turns count on that: a key
 // block's turn is its distance from one end of the range, so a gap or an overlap would hang the kernel.
+// And the query blocks that need no mask (BwdWholeQueryBlocks) against the kernels' per-block test.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,9 +38,30 @@ bool row_meets(const Shape& s, std::int64_t i, std::int64_t n0, std::int64_t n1)
   return lo <= hi && lo < n1 && hi >= n0;
 }
 
+/// The kernels' per-step test for an unmasked step, as they compute it from KeyRange (clamped interval ends):
+/// the block's last row keeps keys from n0 on, its first row up to n0 + block_n.
+bool block_is_whole(const Shape& s, int m, int n0) {
+  const std::int64_t offset = std::int64_t{s.seqlen_k} - s.seqlen_q;
+  auto clamp = [&](std::int64_t key) { return std::clamp<std::int64_t>(key, 0, s.seqlen_k); };
+  const std::int64_t row0 = std::int64_t{m} * s.block_m;
+  const std::int64_t last_row = std::min<std::int64_t>(row0 + s.block_m, s.seqlen_q) - 1;
+  return clamp(last_row + offset - s.window_left) <= n0 &&
+         clamp(row0 + offset + s.window_right + 1) >= n0 + s.block_n;
+}
+
 void check(const Shape& s) {
   const int n_blocks = (s.seqlen_k + s.block_n - 1) / s.block_n;
   const int m_blocks = (s.seqlen_q + s.block_m - 1) / s.block_m;
+  for (int n = 0; n < n_blocks; ++n) {
+    const int n0 = n * s.block_n;
+    const BwdWholeQueryBlocks whole(s.seqlen_q, s.seqlen_k, s.window_left, s.window_right, n0, s.block_m,
+                                    s.block_n);
+    for (int m = 0; m < m_blocks; ++m) {
+      EXPECT_EQ(m >= whole.begin && m < whole.end, block_is_whole(s, m, n0))
+          << "whole query block " << m << " of key block " << n << " (" << whole.begin << ", " << whole.end
+          << "), " << describe(s);
+    }
+  }
   // Query blocks each key block's walk covers, as the kernels compute them from BwdQueryRows.
   std::vector<std::vector<int>> visitors(m_blocks);
   for (int n = 0; n < n_blocks; ++n) {
