@@ -358,9 +358,9 @@ struct BwdMainloopSm90 {
   /// Consumers: accumulates dK and dV (fp32 fragments of TiledMmadKV over (BLOCK_N, HEAD_DIM)) over the
   /// work's steps and adds dQ into the workspace. `thread` is the index among the consumer threads.
   template <class AccDK, class AccDV>
-  __device__ __forceinline__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
-                                                 Pipeline& pipeline, PipelinedO& pipeline_do,
-                                                 const Work& work, int thread, AccDK& acc_dk, AccDV& acc_dv) {
+  __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
+                                 Pipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
+                                 AccDK& acc_dk, AccDV& acc_dv) {
     if constexpr (Layouts::kSplitHeadDim) {
       consume_split_head_dim(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv);
     } else {
@@ -371,17 +371,15 @@ struct BwdMainloopSm90 {
  private:
   /// consume() with the keys split: this warpgroup's 64 keys x HEAD_DIM of dK and dV.
   template <class AccDK, class AccDV>
-  __device__ __forceinline__ static void consume_keys(const Params& params,
-                                                      typename Layouts::SharedStorage& smem,
-                                                      Pipeline& pipeline, const Work& work, int thread,
-                                                      AccDK& acc_dk, AccDV& acc_dv) {
+  __device__ static void consume_keys(const Params& params, typename Layouts::SharedStorage& smem,
+                                      Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
+                                      AccDV& acc_dv) {
     using namespace cute;
     const BwdKernelParams& base = params.base;
     const BackwardParams& p = base.problem;
     const int steps = work.steps();
     if (steps <= 0) return;
     constexpr int kAhead = bwd_tile_sm90(kHeadDim).products_ahead;
-    constexpr bool kAheadAfterStep = bwd_tile_sm90(kHeadDim).ahead_after_step;
 
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});  // (M, D, PIPE)
     Tensor sdO =
@@ -545,28 +543,24 @@ struct BwdMainloopSm90 {
       }
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, ds_buffer), tdQrKt, tdQrdQ);
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
-      // The next step's first products, into Sᵀ and dPᵀ's accumulators (dead since dS left them): behind dK,
-      // or (ahead_after_step) once this step's products have all completed.
-      auto issue_next = [&] {
+      // The next step's first products, into Sᵀ and dPᵀ's accumulators (dead since dS left them).
+      if constexpr (kIssueAhead) {
         State after = read;
         ++after;
         const int next_stage = acquire_stage(after, next);
         issue_scores(next_stage);
         if constexpr (kAhead > 1) issue_dp(next_stage);
-      };
-      constexpr bool kBehindDk = kIssueAhead && !kAheadAfterStep;
-      if constexpr (kBehindDk) issue_next();
+      }
       // dV and dQ landed (groups complete in issue order); dK (and the next step's products) run under the
       // staging.
-      gmma_wait<kBehindDk ? kAhead + 1 : 1>(tdQrdQ);
+      gmma_wait<kIssueAhead ? kAhead + 1 : 1>(tdQrdQ);
       // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
       cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                         static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
       // The address base from a fresh thread index: not hoisted, so not held across the steps.
       stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block,
                                              static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
-      gmma_wait<kBehindDk ? kAhead : 0>(acc_dv, acc_dk, tdVrP, tdKrdS);
-      if constexpr (kIssueAhead && kAheadAfterStep) issue_next();
+      gmma_wait<kIssueAhead ? kAhead : 0>(acc_dv, acc_dk, tdVrP, tdKrdS);
       // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
       cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
       dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
