@@ -6,8 +6,6 @@
 //
 // Products, keys split (consumer warpgroup w owns keys [64 w, 64 w + 64) of the CTA's BLOCK_N):
 //   Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ     (BLOCK_N, BLOCK_M), K mode HEAD_DIM   SS: K / V and Q / dO, all K-major
-//                                                                     (Sᵀ RS with k_in_registers: K
-//                                                                     loaded into registers once a CTA)
 //   dV += Pᵀ·dO, dK += dSᵀ·Q   (BLOCK_N, HEAD_DIM), K mode BLOCK_M   RS: Pᵀ / dSᵀ from the registers of
 //                                                                     Sᵀ / dPᵀ; dO / Q MN-major views
 //   dQ  = dS·K                 (BLOCK_M, HEAD_DIM), K mode BLOCK_N   SS: dS (shared, MN-major) and K
@@ -166,18 +164,10 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   // ---- Tensor cores.
   using AtomLayoutKeys = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
   using AtomLayoutHeadDim = cute::Layout<cute::Shape<cute::_1, cute::Int<kConsumerWarpGroups>, cute::_1>>;
-  /// BwdTileSm90::k_in_registers: Sᵀ takes K from registers (RS) rather than shared memory.
-  static constexpr bool kKInRegisters = bwd_tile_sm90(kHeadDim).k_in_registers;
-  using ShapeSdP = cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>;
-  using TiledMmadP = decltype(cute::make_tiled_mma(
-      cute::GMMA::ss_op_selector<Element, Element, float, ShapeSdP>(), AtomLayoutKeys{}));
-  using TiledMmaS = std::conditional_t<kKInRegisters,
-                                       decltype(cute::make_tiled_mma(
-                                           cute::GMMA::rs_op_selector<Element, Element, float, ShapeSdP>(),
-                                           AtomLayoutKeys{})),
-                                       TiledMmadP>;
-  /// Shared memory -> the registers of K as Sᵀ's A fragment (kKInRegisters).
-  using SmemCopyAtomK = cute::Copy_Atom<cute::SM75_U32x4_LDSM_N, Element>;
+  using TiledMmaSdP = decltype(cute::make_tiled_mma(
+      cute::GMMA::ss_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>>(),
+      AtomLayoutKeys{}));
   using TiledMmadKV = decltype(cute::make_tiled_mma(
       cute::GMMA::rs_op_selector<Element, Element, float,
                                  cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockM>>,
