@@ -31,14 +31,10 @@ struct BwdParamsSm90 {
   bool longest_first;                      ///< CTA order (core::bwd_ctas_longest_first).
   bool rotated_walk;                       ///< Query block order (core::bwd_rotated_walk).
   bool descending;  ///< Key block order of the CTAs and dQ turns (core::bwd_deterministic_descending).
-  /// Work tiles (key block, kv head, batch) of the call; CTA c of a grid of G runs tiles c, c + G, ... (a
-  /// grid of one CTA per tile, or one per SM: persistent CTAs, which load a tile's Q and dO during the
-  /// previous tile's last steps and pay the CTA's start once).
-  int tiles;
 };
 
-/// Host: the device parameters of `base` (validated; at least one key block) for `ctas` work tiles on a GPU
-/// of `sms` multiprocessors. `args` gives the row extents of varlen tensors (total_q, total_k).
+/// Host: the device parameters of `base` (validated; at least one key block) for a grid of `ctas` CTAs on a
+/// GPU of `sms` multiprocessors. `args` gives the row extents of varlen tensors (total_q, total_k).
 template <class Element, int kHeadDim>
 BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& base, const AttentionArgs& args,
                                                       long long ctas, int sms) {
@@ -91,8 +87,7 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
           shape_dq,
           !descending && core::bwd_ctas_longest_first(bounded, ctas, sms),
           core::bwd_rotated_walk(bwd_tile_sm90(kHeadDim).rotated_walk, bounded, p.deterministic),
-          descending,
-          static_cast<int>(ctas)};
+          descending};
 }
 
 }  // namespace flashattn::cuda::sm90
