@@ -3,14 +3,22 @@
 # main (git revert db0773f), then from the repository root:
 #   mkdir -p .ab && git archive db0773f -o .ab/base.tar -- . ':!bench/results' && gzip .ab/base.tar &&
 #   git rev-parse HEAD > .ab/change_commit
-# and run with carry [".ab", "third_party/cutlass"] through ../wrap.sh (limit 585). First the change's
-# CudaBackwardSm90.* at the quick tier under a timeout (a barrier-protocol error across tiles would hang,
-# not fail), racecheck / synccheck of the varlen and deterministic tests; then, only if they passed, the A/B
-# against db0773f on the whole backward grid (D 64 / 128 / 256, default and deterministic rows).
+# and run with carry [".ab", "third_party/cutlass"] through ../wrap.sh (limit 585), in two calls (one does
+# not hold both): `command.sh tests` builds the change and runs CudaBackwardSm90.* at the quick tier under a
+# timeout (a barrier-protocol error across tiles would hang, not fail), racecheck / synccheck of the varlen
+# and deterministic tests; then, only if they passed, `command.sh ab`: the A/B against db0773f on the whole
+# backward grid (D 64 / 128 / 256, default and deterministic rows).
 set -uo pipefail
 export FLASHATTN_COMMIT=$(cat .ab/change_commit)
 L=$OUT/logs; mkdir -p $L; t0=$SECONDS
 gunzip -f .ab/base.tar.gz
+if [[ ${1:-} == ab ]]; then
+  AB_CHANGE_STEPS=build AB_IMPLS=flashattn,flashattn_det AB_PEERS_ARGS="--op bwd --head-dims 64,128,256" \
+    timeout 560 scripts/ab $L/ab .ab/base.tar > $L/ab.log 2>&1
+  echo "ab rc=$? at $((SECONDS - t0)) s"; cat $L/ab/ab.txt
+  rm -rf $L/ab/change/build.log
+  exit 0
+fi
 FLASHATTN_CUDA_ARCHS=90a FLASHATTN_HEAD_DIMS="64;128;256" FLASHATTN_DTYPES=bf16 FLASHATTN_GPU_STEPS="build" \
   timeout 200 scripts/gpu $L/gpu > $L/gpu.log 2>&1
 echo "build rc=$? at $((SECONDS - t0)) s"; rm -f $L/gpu/build.log
@@ -24,11 +32,4 @@ san() {  # tool, filter, limit
 }
 san racecheck 'CudaBackwardSm90.VarlenCausalRowsWithoutKeys' 45
 san synccheck 'CudaBackwardSm90.Deterministic*' 40
-if ((tests == 0)); then
-  AB_CHANGE_STEPS=build FLASHATTN_GPU_TIER=quick AB_IMPLS=flashattn,flashattn_det \
-    AB_PEERS_ARGS="--op bwd --head-dims 64,128,256" timeout $((570 - (SECONDS - t0))) scripts/ab $L/ab .ab/base.tar \
-    > $L/ab.log 2>&1
-  echo "ab rc=$? at $((SECONDS - t0)) s"; cat $L/ab/ab.txt
-fi
-rm -rf $L/ab/change/build.log
 echo "done at $((SECONDS - t0)) s"
