@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Prepared in session 27, not yet run. The persistent backward (15044dd, reverted in db0773f): re-apply it on
-# main (git revert db0773f), then from the repository root:
-#   mkdir -p .ab && git archive db0773f -o .ab/base.tar -- . ':!bench/results' && gzip .ab/base.tar &&
+# Prepared in session 27, not yet run. The persistent backward (22b6390, reverted in b94c648): re-apply it on
+# main (git revert b94c648), then from the repository root:
+#   mkdir -p .ab && git archive b94c648 -o .ab/base.tar -- . ':!bench/results' && gzip .ab/base.tar &&
 #   git rev-parse HEAD > .ab/change_commit
 # and run with carry [".ab", "third_party/cutlass"] through ../wrap.sh (limit 585), in two calls (one does
 # not hold both): `command.sh tests` builds the change and runs CudaBackwardSm90.* at the quick tier under a
 # timeout (a barrier-protocol error across tiles would hang, not fail), racecheck / synccheck of the varlen
-# and deterministic tests; then, only if they passed, `command.sh ab`: the A/B against db0773f on the whole
+# and deterministic tests; then, only if they passed, `command.sh ab`: the A/B against b94c648 on the whole
 # backward grid (D 64 / 128 / 256, default and deterministic rows).
 set -uo pipefail
 export FLASHATTN_COMMIT=$(cat .ab/change_commit)
