@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Prepared in session 27, not yet run. The persistent backward (22b6390, reverted in b94c648): re-apply it on
-# main (git revert b94c648), then from the repository root:
-#   mkdir -p .ab && git archive b94c648 -o .ab/base.tar -- . ':!bench/results' && gzip .ab/base.tar &&
-#   git rev-parse HEAD > .ab/change_commit
+# Prepared in session 27, not yet run. The persistent backward (22b6390; reverted on main). From the
+# repository root, on main (its kernels are the base):
+#   mkdir -p .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results' && gzip .ab/base.tar &&
+#   git cherry-pick 22b6390 && git rev-parse HEAD > .ab/change_commit
+# (then, as a second candidate on top, D 64's epilogue in the dS buffer: git cherry-pick 1e654fc)
 # and run with carry [".ab", "third_party/cutlass"] through ../wrap.sh (limit 585), in two calls (one does
 # not hold both): `command.sh tests` builds the change and runs CudaBackwardSm90.* at the quick tier under a
 # timeout (a barrier-protocol error across tiles would hang, not fail), racecheck / synccheck of the varlen
-# and deterministic tests; then, only if they passed, `command.sh ab`: the A/B against b94c648 on the whole
+# and deterministic tests; then, only if they passed, `command.sh ab`: the A/B against main on the whole
 # backward grid (D 64 / 128 / 256, default and deterministic rows).
 set -uo pipefail
 export FLASHATTN_COMMIT=$(cat .ab/change_commit)
