@@ -7,7 +7,15 @@ order before) and slowest (longest first). A model: it leaves out a CTA's fixed 
 measured +14.6%), and failed from 8 waves up, where longest first lost up to 31% (its CTAs running at once
 span every head, so a head's Q and dO no longer stay in L2): hence bwd_ctas_longest_first's 4-wave bound.
 
-    python3 bench/bwd_schedule_sim.py"""
+    python3 bench/bwd_schedule_sim.py
+    python3 bench/bwd_schedule_sim.py --persistent
+
+--persistent compares, in the grid order the kernel uses (key blocks slowest up to 4 waves), three ways for
+one persistent CTA per SM to share the tiles: in order as each CTA frees up (what a tile counter gives, and
+the hardware's order for a CTA per tile), a fixed share (every sms-th tile), and the forward scheduler's
+snake (rounds alternately reversed), as the largest CTA total over the mean (docs/PERF.md, backward session
+27)."""
+import argparse
 import heapq
 
 
@@ -29,6 +37,31 @@ def causal_grid(batch, heads_kv, group, seqlen, key_blocks_slowest, block_m=64, 
     return [group * (query_blocks - n * block_n // block_m) for _, _, n in keys]
 
 
+def fixed_share(ctas, sms):
+    return max(sum(ctas[c::sms]) for c in range(sms))
+
+
+def snake(ctas, sms):
+    totals = [0] * sms
+    for i, steps in enumerate(ctas):
+        rnd, position = divmod(i, sms)
+        totals[position if rnd % 2 == 0 else sms - 1 - position] += steps
+    return max(totals)
+
+
+def persistent(sms=132):
+    for name, head_dim, heads_kv, group in (("D 64", 64, 32, 1), ("D 128", 128, 16, 1), ("D 256", 256, 8, 1),
+                                            ("GQA 32/8", 128, 8, 4)):
+        block_n = 128 if head_dim <= 128 else 64
+        for seqlen in (512, 1024, 2048, 4096, 8192, 16384):
+            batch = 16384 // seqlen
+            tiles = batch * heads_kv * (seqlen // block_n)
+            ctas = causal_grid(batch, heads_kv, group, seqlen, tiles <= 4 * sms, 64, block_n)
+            ideal = sum(ctas) / sms
+            print(f"{name:9} S {seqlen:<6} {tiles:5} tiles: in order {makespan(ctas, sms) / ideal:.3f}, "
+                  f"fixed share {fixed_share(ctas, sms) / ideal:.3f}, snake {snake(ctas, sms) / ideal:.3f}")
+
+
 def main(sms=132):
     cells = [("GQA 32/8", batch, 8, 4, seqlen) for batch, seqlen in
              ((8, 4096), (1, 8192), (1, 16384), (1, 32768), (1, 65536), (1, 131072))]
@@ -43,4 +76,6 @@ def main(sms=132):
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--persistent", action="store_true")
+    persistent() if parser.parse_args().persistent else main()
