@@ -78,4 +78,7 @@ def main(sms=132):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--persistent", action="store_true")
-    persistent() if parser.parse_args().persistent else main()
+    if parser.parse_args().persistent:
+        persistent()
+    else:
+        main()
