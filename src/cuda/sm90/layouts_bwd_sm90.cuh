@@ -6,6 +6,8 @@
 //
 // Products, keys split (consumer warpgroup w owns keys [64 w, 64 w + 64) of the CTA's BLOCK_N):
 //   Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ     (BLOCK_N, BLOCK_M), K mode HEAD_DIM   SS: K / V and Q / dO, all K-major
+//                                                                     (RS with k / v_in_registers:
+//                                                                     loaded into registers once a CTA)
 //   dV += Pᵀ·dO, dK += dSᵀ·Q   (BLOCK_N, HEAD_DIM), K mode BLOCK_M   RS: Pᵀ / dSᵀ from the registers of
 //                                                                     Sᵀ / dPᵀ; dO / Q MN-major views
 //   dQ  = dS·K                 (BLOCK_M, HEAD_DIM), K mode BLOCK_N   SS: dS (shared, MN-major) and K
@@ -164,10 +166,21 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   // ---- Tensor cores.
   using AtomLayoutKeys = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
   using AtomLayoutHeadDim = cute::Layout<cute::Shape<cute::_1, cute::Int<kConsumerWarpGroups>, cute::_1>>;
-  using TiledMmaSdP = decltype(cute::make_tiled_mma(
-      cute::GMMA::ss_op_selector<Element, Element, float,
-                                 cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>>(),
+  /// BwdTileSm90::k_in_registers / v_in_registers: Sᵀ / dPᵀ take K / V from registers (RS), not shared
+  /// memory.
+  static constexpr bool kKInRegisters = bwd_tile_sm90(kHeadDim).k_in_registers;
+  static constexpr bool kVInRegisters = bwd_tile_sm90(kHeadDim).v_in_registers;
+  using ShapeSdP = cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>;
+  template <bool kRegisterA>
+  using TiledMmaKeysByRows = decltype(cute::make_tiled_mma(
+      std::conditional_t<kRegisterA,
+                         decltype(cute::GMMA::rs_op_selector<Element, Element, float, ShapeSdP>()),
+                         decltype(cute::GMMA::ss_op_selector<Element, Element, float, ShapeSdP>())>{},
       AtomLayoutKeys{}));
+  using TiledMmaS = TiledMmaKeysByRows<kKInRegisters>;
+  using TiledMmadP = TiledMmaKeysByRows<kVInRegisters>;
+  /// Shared memory -> the registers of K / V as Sᵀ's / dPᵀ's A fragment.
+  using SmemCopyAtomKV = cute::Copy_Atom<cute::SM75_U32x4_LDSM_N, Element>;
   using TiledMmadKV = decltype(cute::make_tiled_mma(
       cute::GMMA::rs_op_selector<Element, Element, float,
                                  cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockM>>,

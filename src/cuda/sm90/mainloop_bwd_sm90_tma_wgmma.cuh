@@ -394,18 +394,20 @@ struct BwdMainloopSm90 {
     Tensor sdSt = make_tensor(make_smem_ptr(smem.ds.data()), typename Layouts::SmemLayoutdSt{});  // (N, M, 2)
 
     // Sᵀ and dPᵀ: (N, M) from K / V (A) and Q / dO (B).
-    typename Layouts::TiledMmaSdP mma_sdp;
-    auto thr_sdp = mma_sdp.get_thread_slice(thread);
-    Tensor tSrK = thr_sdp.partition_fragment_A(sK);    // (MMA, MMA_N, MMA_K) descriptors
-    Tensor tSrV = thr_sdp.partition_fragment_A(sV);    // (MMA, MMA_N, MMA_K)
-    Tensor tSrQ = thr_sdp.partition_fragment_B(sQ);    // (MMA, MMA_M, MMA_K, PIPE)
-    Tensor tSrdO = thr_sdp.partition_fragment_B(sdO);  // (MMA, MMA_M, MMA_K, PIPE)
-    Tensor tSrS = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});   // (MMA, 1, 1) fp32
-    Tensor tSrdP = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});  // (MMA, 1, 1) fp32
+    typename Layouts::TiledMmaS mma_s;  // the two share their accumulator layout
+    typename Layouts::TiledMmadP mma_dp;
+    auto thr_s = mma_s.get_thread_slice(thread);
+    auto thr_dp = mma_dp.get_thread_slice(thread);
+    Tensor tSrK = thr_s.partition_fragment_A(sK);     // (MMA, MMA_N, MMA_K): descriptors, or registers
+    Tensor tSrV = thr_dp.partition_fragment_A(sV);    // (MMA, MMA_N, MMA_K)   (k / v_in_registers)
+    Tensor tSrQ = thr_s.partition_fragment_B(sQ);     // (MMA, MMA_M, MMA_K, PIPE)
+    Tensor tSrdO = thr_dp.partition_fragment_B(sdO);  // (MMA, MMA_M, MMA_K, PIPE)
+    Tensor tSrS = partition_fragment_C(mma_s, Shape<Int<kBlockN>, Int<kBlockM>>{});    // (MMA, 1, 1) fp32
+    Tensor tSrdP = partition_fragment_C(mma_dp, Shape<Int<kBlockN>, Int<kBlockM>>{});  // (MMA, 1, 1) fp32
     Tensor scores = gmma_acc_rowcol(tSrS);  // (ROWS = keys, COLS = query rows)
     Tensor dps = gmma_acc_rowcol(tSrdP);
     // (key, query row) within the tile of each score this thread holds, as a (rows, cols) view.
-    Tensor tScS = thr_sdp.partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{}));
+    Tensor tScS = thr_s.partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{}));
     Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));
 
     // dV and dK: (N, D) from Pᵀ / dSᵀ (A, registers) and dOᵀ / Qᵀ (B).
@@ -418,7 +420,7 @@ struct BwdMainloopSm90 {
     Tensor tdVrP = make_tensor(rP.data(), gmma_acc_as_a_layout(rP.layout()));     // (MMA, MMA_N, MMA_K)
     Tensor tdKrdS = make_tensor(rdS.data(), gmma_acc_as_a_layout(rdS.layout()));  // (MMA, MMA_N, MMA_K)
     // dSᵀ registers -> shared memory.
-    auto copy_ds = make_tiled_copy_C(typename Layouts::SmemCopyAtomdS{}, mma_sdp);
+    auto copy_ds = make_tiled_copy_C(typename Layouts::SmemCopyAtomdS{}, mma_dp);
     auto thr_copy_ds = copy_ds.get_slice(thread);
     Tensor tdSrdS = thr_copy_ds.retile_S(rdS);
     Tensor tdSsdS = thr_copy_ds.partition_D(sdSt);  // (CPY, CPY_N, CPY_M, 2)
@@ -446,6 +448,18 @@ struct BwdMainloopSm90 {
 
     start_consuming(params, smem, work,
                     thread);  // each step stages the next step's lse and D before its dS barrier
+    // K and V have landed (and their rows past a varlen sequence's end are zero): read into registers once,
+    // constant for the CTA's steps, so no wgmma that reads them needs a wait before they could change.
+    if constexpr (Layouts::kKInRegisters) {
+      auto copy_k = make_tiled_copy_A(typename Layouts::SmemCopyAtomKV{}, mma_s);
+      auto thr_copy_k = copy_k.get_thread_slice(thread);
+      copy(copy_k, thr_copy_k.partition_S(sK), thr_copy_k.retile_D(tSrK));
+    }
+    if constexpr (Layouts::kVInRegisters) {
+      auto copy_v = make_tiled_copy_A(typename Layouts::SmemCopyAtomKV{}, mma_dp);
+      auto thr_copy_v = copy_v.get_thread_slice(thread);
+      copy(copy_v, thr_copy_v.partition_S(sV), thr_copy_v.retile_D(tSrV));
+    }
 
     // Waits for the Q and dO of the step at `at` (pipeline state `state`); zeroes their rows past a varlen
     // sequence's end (an all-consumer barrier, which both warpgroups reach in the same step). The stage.
@@ -474,10 +488,10 @@ struct BwdMainloopSm90 {
     };
     // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ of the step whose Q and dO are in `stage`, each its own commit group.
     auto issue_scores = [&](int stage) __attribute__((always_inline)) {
-      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), tSrS);
+      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_s, tSrK, tSrQ(_, _, _, stage), tSrS);
     };
     auto issue_dp = [&](int stage) __attribute__((always_inline)) {
-      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_sdp, tSrV, tSrdO(_, _, _, stage), tSrdP);
+      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dp, tSrV, tSrdO(_, _, _, stage), tSrdP);
     };
 
     // With products ahead, step s starts with the first kAhead of its products issued by step s - 1 (step

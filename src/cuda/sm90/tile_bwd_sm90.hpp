@@ -48,35 +48,46 @@ struct BwdTileSm90 {
   /// backward session 26), not at D 128 (dK + dV 128: issued behind dK or after the dQ staging, ptxas
   /// serialised the wgmmas for want of registers).
   int products_ahead;
+  /// Keys split only: each consumer warpgroup holds its 64 rows of K (and V) as Sᵀ's (dPᵀ's) wgmma A
+  /// fragment in registers, loaded once per CTA (64 · HEAD_DIM / 128 bf16 = HEAD_DIM / 4 registers each), so
+  /// Sᵀ (dPᵀ) is an RS wgmma that reads only Q (dO) from shared memory: half the bytes of an SS m64n64k16,
+  /// whose 4 KB a k-step take 32 cycles of the 128 B / cycle shared-memory port, as long as its tensor work.
+  /// At D 64: K alone next to the own-keys dQ (32 registers; V as well made ptxas serialise the wgmmas), K
+  /// and V next to dQ by head-dim halves (16). Not at D 128 (dK + dV 128 registers).
+  bool k_in_registers;
+  bool v_in_registers;
 };
 
 /// The tile of head dim `head_dim` (0 fields for a head dim with no sm90 backward kernel).
 constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
   switch (head_dim) {
-    // 64x128 (FlashAttention-3's choice): dK + dV take 64 fp32 per thread; Sᵀ and dPᵀ 32 each, the
-    // warpgroup's 64x64 dQ over its own keys 32. 160 KB smem (Q, dO 4 x 8 KB each, K, V 16 KB each, dS
-    // 2 x 16 KB, dQ 2 x 16 KB fp32). Four stages: three ran 1.006-1.068x over two (docs/PERF.md, backward
-    // session 24), the fourth 1.011-1.038x over three (session 25, A/B'd together with a change since
-    // reverted that D 128 alone showed at 0.981-1.000x), a step's elementwise work being long enough here for
-    // the loads of the next to fall behind with fewer stages ahead.
+    // 64x128 (FlashAttention-3's choice): dK + dV take 64 fp32 per thread; Sᵀ and dPᵀ 32 each, K and V in
+    // registers 16 each, the warpgroup's 64x32 dQ half 16. 144 KB smem (Q, dO 4 x 8 KB each, K, V 16 KB
+    // each, dS 2 x 16 KB, dQ 16 KB fp32). dQ by head-dim halves rather than own keys halves the dQ
+    // reduce-adds (ncu, session 27: L2 80% busy, against cuDNN's 52%) and leaves the registers for V; it
+    // costs the all-consumer dS barrier, so no skew between the warpgroups. Four stages: three
+    // ran 1.006-1.068x over two (docs/PERF.md, backward session 24), the fourth 1.011-1.038x over three
+    // (session 25, A/B'd together with a change since reverted that D 128 alone showed at 0.981-1.000x), a
+    // step's elementwise work being long enough here for the loads of the next to fall behind with fewer
+    // stages ahead.
     case 64:
-      return {64, 128, 4, false, false, true, 2};
+      return {64, 128, 4, false, false, false, 2, true, true};
     // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
     // warpgroup's 64x64 dQ slice 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB,
     // dQ 32 KB fp32).
     // BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer fit 240 registers. A third stage (224 KB) ran
     // 0.971-0.986x (docs/PERF.md, backward session 24).
     case 128:
-      return {64, 128, 2, false, false, false, 0};
+      return {64, 128, 2, false, false, false, 0, false, false};
     // 64x64, head dim split (FlashAttention-3 takes 64x80): dK + dV halves take 128 fp32 per thread, Sᵀ and
     // dPᵀ of the warpgroup's 32 rows 16 each, one 64-column dQ slice 32. 225 KB smem (Q 2 x 32 KB, dO one
     // 32 KB stage, K, V 32 KB each, Pᵀ and dSᵀ 2 x 8 KB each, dQ 2 x 16 KB fp32, one slice per warpgroup).
     // 32 rows a step (the first version) ran each warpgroup's softmax phase alone and paid the step's
     // barriers and dQ hand-over per 32 rows: 1.10-1.21x slower (docs/PERF.md, backward session 22).
     case 256:
-      return {64, 64, 2, true, true, false, 0};
+      return {64, 64, 2, true, true, false, 0, false, false};
     default:
-      return {0, 0, 0, false, false, false, 0};
+      return {0, 0, 0, false, false, false, 0, false, false};
   }
 }
 
