@@ -632,12 +632,16 @@ struct BwdMainloopSm90 {
 
   /// What both consumers do before their first step (every consumer thread takes part): wait for the CTA's
   /// K and V, zero the rows past the last key of a varlen batch's or seqused_k's sequence-end key block,
-  /// and stage the lse and D of step 0 (load_stat), published by an all-consumer barrier.
+  /// and stage the lse and D of step 0 (load_stat), published by an all-consumer barrier. Step 0's lse and
+  /// D are loaded before the wait for K and V, which they do not need: a CTA's start is a chain of memory
+  /// round trips (K and V, then these, then the first products), which at short sequences, 8 steps a CTA
+  /// at S 512, is a large part of the CTA's time.
   __device__ __forceinline__ static void start_consuming(const Params& params,
                                                          typename Layouts::SharedStorage& smem,
                                                          const Work& work, int thread) {
     using namespace cute;
     const BackwardParams& p = params.base.problem;
+    const float stat0 = load_stat(params, work, work.first_step(), thread);
     smem.kv_full.wait(0);
     if ((p.is_varlen() || p.seqused_k != nullptr) && work.n0 + kBlockN > work.seqlen_k) {
       Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
@@ -646,7 +650,7 @@ struct BwdMainloopSm90 {
       zero_rows(sV, work.seqlen_k - work.n0, thread);
       publish_shared_writes();
     }
-    store_stat(smem, 0, thread, load_stat(params, work, work.first_step(), thread));
+    store_stat(smem, 0, thread, stat0);
     cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
   }
 
