@@ -25,13 +25,15 @@
 #include "cuda/sm90/layouts_bwd_sm90.cuh"
 #include "cuda/sm90/mainloop_bwd_sm90_tma_wgmma.cuh"
 #include "cuda/sm90/params_bwd_sm90.cuh"
+#include "cuda/sm90/register_split_sm90.hpp"
 
 namespace flashattn::cuda::sm90 {
 
 /// Registers per thread after setmaxnreg: the producer needs a handful for addresses and the tile and step
-/// loops (at 24 its persistent loops spilled 92-116 bytes); the two consumer warpgroups hold dK, dV, Sᵀ,
-/// dPᵀ and dQ: 32 * 128 + 240 * 256 = 65536.
-inline constexpr int kBwdProducerRegisters = 32;
+/// loops (at 24 its persistent loops spill, in producer code only); the two consumer warpgroups hold dK,
+/// dV, Sᵀ, dPᵀ and dQ: 24 * 128 + 240 * 256 = 64512, the 168 registers a thread of the CTA's 384 is launched
+/// with (register_split_fits).
+inline constexpr int kBwdProducerRegisters = 24;
 inline constexpr int kBwdConsumerRegisters = 240;
 
 /// Grid: up to one CTA per SM over params.tiles tiles (key block, kv head, batch), flattened (y and z would
@@ -47,8 +49,8 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   constexpr int kBlockN = Layouts::kBlockN;
   static_assert(Layouts::kConsumerWarpGroups == 2,
                 "the register split is laid out for two consumer warpgroups");
-  static_assert(kBwdProducerRegisters * 128 + kBwdConsumerRegisters * Layouts::kConsumerThreads <= 65536,
-                "setmaxnreg cannot hand out more registers than the SM has");
+  static_assert(register_split_fits(kBwdProducerRegisters, kBwdConsumerRegisters, Layouts::kConsumerThreads),
+                "setmaxnreg cannot hand out more registers than the CTA was launched with");
   static_assert(kBwdProducerRegisters % 8 == 0 && kBwdConsumerRegisters % 8 == 0,
                 "setmaxnreg counts are multiples of 8 in [24, 256]");
   using namespace cute;

@@ -35,14 +35,16 @@
 #include "cuda/sm90/mainloop_fwd_sm90_tma_wgmma.cuh"
 #include "cuda/sm90/params_fwd_sm90.cuh"
 #include "cuda/sm90/primitives_sm90.cuh"
+#include "cuda/sm90/register_split_sm90.hpp"
 #include "cuda/sm90/tile_scheduler_sm90.hpp"
 #include "cuda/sm90/work_fwd_sm90.cuh"
 
 namespace flashattn::cuda::sm90 {
 
 /// Registers per thread after setmaxnreg: the producer needs a handful for addresses and loop state; the
-/// consumers hold O, S and P and share the rest of the SM's 65536: 24 * 128 + 240 * 256 = 64512 with two
-/// consumer warpgroups, 24 * 128 + 160 * 384 = 64512 with three.
+/// consumers hold O, S and P and share the rest of the registers the CTA is launched with
+/// (register_split_fits): 24 * 128 + 240 * 256 = 64512 with two consumer warpgroups, 24 * 128 + 160 * 384 =
+/// 64512 with three.
 inline constexpr int kProducerRegisters = 24;
 constexpr int consumer_registers(int consumer_warpgroups) { return consumer_warpgroups == 2 ? 240 : 160; }
 
@@ -62,8 +64,8 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
   static_assert(
       Layouts::kConsumerWarpGroups == 2 || Layouts::kConsumerWarpGroups == 3,
       "the register split and the ping-pong barriers are laid out for two or three consumer warpgroups");
-  static_assert(kProducerRegisters * 128 + kConsumerRegisters * Layouts::kConsumerThreads <= 65536,
-                "setmaxnreg cannot hand out more registers than the SM has");
+  static_assert(register_split_fits(kProducerRegisters, kConsumerRegisters, Layouts::kConsumerThreads),
+                "setmaxnreg cannot hand out more registers than the CTA was launched with");
   static_assert(kProducerRegisters % 8 == 0 && kConsumerRegisters % 8 == 0,
                 "setmaxnreg counts are multiples of 8 in [24, 256]");
   using namespace cute;
