@@ -102,6 +102,11 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
     typename Common::PipelineQdO::SharedStorage pipeline_qdo;  ///< Q of a step landed / was read.
     typename PipelinedO::SharedStorage pipeline_do;            ///< dO of a step landed / was read.
     cutlass::arch::ClusterTransactionBarrier kv_full;          ///< K and V landed (TMA transaction bytes).
+    /// K and V (also the epilogue's staging of dK and dV) no longer read by any consumer: the producer may
+    /// load the next tile's (persistent CTAs, BwdParamsSm90::tiles).
+    cutlass::arch::ClusterBarrier kv_empty;
+    /// The CTA's tiles, from the producer to the consumers and the dQ writer (BwdTileRing).
+    typename BwdTileRing<Common::kConsumerThreads>::SharedStorage tile_ring;
   };
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");
