@@ -130,6 +130,14 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     clear(acc_dk);
     clear(acc_dv);
     Mainloop::consume(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv, state);
+    // This thread's accesses to the K / V buffers are done (its warpgroup's wgmmas have completed), and
+    // ordered before the next tile's TMA writes there (async proxy): right away where the epilogue stages
+    // in the dS buffer, so the next K and V load under it, else once the epilogue has read its staging.
+    auto release_key_buffers = [&] {
+      cutlass::arch::fence_view_async_shared();
+      smem.kv_empty.arrive();
+    };
+    if constexpr (Layouts::kEpilogueInDs) release_key_buffers();
 
     const std::int64_t k_row0 = p.k_start(work.batch) + work.n0;
     Tensor gdK =
@@ -141,10 +149,7 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
                                   k_row0 * p.dv_strides.row + work.head_kv * p.dv_strides.head),
                     Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_stride(p.dv_strides.row, _1{}));  // (N, D)
     Epilogue::store(smem, acc_dk, acc_dv, p.scale, gdK, gdV, work.key_rows - work.n0, thread);
-    // This thread's accesses to the K / V buffers (the dK / dV staging) are done, and ordered before the
-    // next tile's TMA writes there (async proxy).
-    cutlass::arch::fence_view_async_shared();
-    smem.kv_empty.arrive();
+    if constexpr (!Layouts::kEpilogueInDs) release_key_buffers();
   });
 #endif
 }

@@ -219,6 +219,11 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
           cute::Shape<cute::Int<kBlockN>, cute::Int<kBlockM>, cute::_2>{},
           cute::Stride<cute::Int<kBlockM>, cute::_1, cute::Int<kBlockM * kBlockN>>{})));  // (N, M, 2)
 
+  /// The epilogue stages dK and dV in the dS buffer when it holds both (D 64), else in the K and V buffers:
+  /// then the producer can load the next tile's K and V while the epilogue runs (persistent CTAs).
+  static constexpr bool kEpilogueInDs =
+      cute::cosize_v<SmemLayoutdS> >= 2 * cute::cosize_v<typename Common::SmemLayoutK>;
+
   // Registers -> shared memory for dSᵀ: eight query rows of one key are 16 contiguous bytes of dS, one row
   // of an 8x8 stmatrix tile.
   using SmemCopyAtomdS = cute::Copy_Atom<cute::SM90_U32x4_STSM_N, Element>;

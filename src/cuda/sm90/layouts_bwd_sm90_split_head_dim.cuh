@@ -89,6 +89,9 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
   // both, one row of an 8x8 stmatrix tile.
   using SmemCopyAtomPdS = cute::Copy_Atom<cute::SM90_U32x4_STSM_N, Element>;
 
+  /// dK and dV halves of 64 x 256 are staged in the K and V buffers (Pᵀ and dSᵀ hold 32 KB, not 64).
+  static constexpr bool kEpilogueInDs = false;
+
   struct SharedStorage {
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutQ>> q;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutdO>> dout;
