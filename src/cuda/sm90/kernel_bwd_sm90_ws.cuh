@@ -25,13 +25,15 @@
 #include "cuda/sm90/layouts_bwd_sm90.cuh"
 #include "cuda/sm90/mainloop_bwd_sm90_tma_wgmma.cuh"
 #include "cuda/sm90/params_bwd_sm90.cuh"
+#include "cuda/sm90/register_split_sm90.hpp"
 
 namespace flashattn::cuda::sm90 {
 
 /// Registers per thread after setmaxnreg: the producer needs a handful for addresses and the tile and step
-/// loops (at 24 its persistent loops spilled 92-116 bytes); the two consumer warpgroups hold dK, dV, Sᵀ,
-/// dPᵀ and dQ: 32 * 128 + 240 * 256 = 65536.
-inline constexpr int kBwdProducerRegisters = 32;
+/// loops (at 24 its persistent loops spill, in producer code only); the two consumer warpgroups hold dK,
+/// dV, Sᵀ, dPᵀ and dQ: 24 * 128 + 240 * 256 = 64512, the 168 registers a thread of the CTA's 384 is launched
+/// with (register_split_fits).
+inline constexpr int kBwdProducerRegisters = 24;
 inline constexpr int kBwdConsumerRegisters = 240;
 
 /// Grid: up to one CTA per SM over params.tiles tiles (key block, kv head, batch), flattened (y and z would
@@ -47,8 +49,8 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   constexpr int kBlockN = Layouts::kBlockN;
   static_assert(Layouts::kConsumerWarpGroups == 2,
                 "the register split is laid out for two consumer warpgroups");
-  static_assert(kBwdProducerRegisters * 128 + kBwdConsumerRegisters * Layouts::kConsumerThreads <= 65536,
-                "setmaxnreg cannot hand out more registers than the SM has");
+  static_assert(register_split_fits(kBwdProducerRegisters, kBwdConsumerRegisters, Layouts::kConsumerThreads),
+                "setmaxnreg cannot hand out more registers than the CTA was launched with");
   static_assert(kBwdProducerRegisters % 8 == 0 && kBwdConsumerRegisters % 8 == 0,
                 "setmaxnreg counts are multiples of 8 in [24, 256]");
   using namespace cute;
@@ -77,10 +79,13 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   __syncthreads();
 
   // The CTA's tiles: blockIdx.x, then one at a time from the workspace's tile counter (gridDim.x + the
-  // count), taken as the CTA's previous tile starts loading; so tiles start in their order (longest first
-  // where params.longest_first), as the hardware would start one CTA per tile, and a CTA that drew short
-  // tiles takes more. (A fixed share per CTA, every gridDim.x-th tile, put 1.2-1.65x the mean work on one
-  // CTA at S <= 2k under a causal mask: bench/bwd_schedule_sim.py's model.) The producer hands each index
+  // count), each taken once the previous tile's loads are issued, a ring's depth of steps before that tile
+  // ends; so tiles start in their order (longest first where params.longest_first), as the hardware would
+  // start one CTA per tile, and a CTA that drew short tiles takes more. (Taken as the previous tile started
+  // loading, a whole tile early, the order's balance fell from 1.01 to 1.09x the mean at D 128 causal 16k in
+  // bench/bwd_schedule_sim.py's model, and that grid ran 7% slower: docs/PERF.md, backward session 28. A
+  // fixed share per CTA, every gridDim.x-th tile, put 1.2-1.65x the mean work on one CTA at S <= 2k under a
+  // causal mask.) The producer hands each index
   // through the tile ring; every role walks the same tiles, and tile i of those with work takes phase i % 2
   // of kv_full and kv_empty. The Q / dO pipeline states run on across the tiles, so the producer loads a
   // tile's first stages while the consumers finish the previous tile.
@@ -106,11 +111,10 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
         const bool end = tile >= params.tiles;
         TileRing::publish(smem.tile_ring, count, end ? -1 : tile);
         if (end) break;
-        const int next = atomicAdd(params.base.workspace.tile_counter, 1) + static_cast<int>(gridDim.x);
         if (Mainloop::make_work(params, tile, work)) {
           Mainloop::load(params, smem, pipeline, pipeline_do, work, with_work++, state);
         }
-        tile = next;
+        tile = atomicAdd(params.base.workspace.tile_counter, 1) + static_cast<int>(gridDim.x);
       }
     }
     if (warp == Mainloop::kDqWriterWarp) {
