@@ -12,8 +12,8 @@ span every head, so a head's Q and dO no longer stay in L2): hence bwd_ctas_long
 
 --persistent compares, in the grid order the kernel uses (key blocks slowest up to 4 waves), three ways for
 one persistent CTA per SM to share the tiles: in order as each CTA frees up (what a tile counter gives, and
-the hardware's order for a CTA per tile), in order but each next tile taken as the CTA starts its current one,
-a fixed share (every sms-th tile), and the forward scheduler's
+the hardware's order for a CTA per tile), in order but each next tile taken as the CTA starts its current one
+or 4 steps before its end, a fixed share (every sms-th tile), and the forward scheduler's
 snake (rounds alternately reversed), as the largest CTA total over the mean (docs/PERF.md, backward session
 27)."""
 import argparse
@@ -38,20 +38,26 @@ def causal_grid(batch, heads_kv, group, seqlen, key_blocks_slowest, block_m=64, 
     return [group * (query_blocks - n * block_n // block_m) for _, _, n in keys]
 
 
-def taken_ahead(ctas, sms):
-    """Makespan when each CTA takes its next tile as it starts its current one, in order (the persistent
-    candidate's producer took the next index before loading the current tile: docs/PERF.md, session 28)."""
+def taken_early(ctas, sms, lead=None):
+    """Makespan in order when each CTA takes its next tile while `lead` steps of its current one remain (at
+    the current one's start if it has fewer, and always when lead is None): the persistent candidate's
+    producer took the next index as it started loading the current tile, then once its loads were issued, a
+    ring's depth of steps before its end (docs/PERF.md, backward session 28)."""
     tiles = iter(ctas)
-    running = [(steps, c) for c, steps in enumerate(next(tiles, 0) for _ in range(sms))]
-    ahead = [next(tiles, None) for _ in range(sms)]
-    heapq.heapify(running)
+    takes = []  # (when the CTA takes its next tile, CTA, when its current tile ends)
+    for c in range(sms):
+        steps = next(tiles, None)
+        if steps is not None:
+            takes.append((0 if lead is None else max(0, steps - lead), c, steps))
+    heapq.heapify(takes)
     end = 0
-    while running:
-        time, c = heapq.heappop(running)
-        end = max(end, time)
-        if ahead[c] is not None:
-            heapq.heappush(running, (time + ahead[c], c))
-            ahead[c] = next(tiles, None)
+    while takes:
+        _, c, current_end = heapq.heappop(takes)
+        end = max(end, current_end)
+        steps = next(tiles, None)
+        if steps is not None:
+            next_end = current_end + steps
+            heapq.heappush(takes, (current_end if lead is None else max(current_end, next_end - lead), c, next_end))
     return end
 
 
@@ -77,7 +83,9 @@ def persistent(sms=132):
             ctas = causal_grid(batch, heads_kv, group, seqlen, tiles <= 4 * sms, 64, block_n)
             ideal = sum(ctas) / sms
             print(f"{name:9} S {seqlen:<6} {tiles:5} tiles: in order {makespan(ctas, sms) / ideal:.3f}, "
-                  f"taken a tile ahead {taken_ahead(ctas, sms) / ideal:.3f}, fixed share {fixed_share(ctas, sms) / ideal:.3f}, snake {snake(ctas, sms) / ideal:.3f}")
+                  f"taken a tile ahead {taken_early(ctas, sms) / ideal:.3f}, "
+                  f"4 steps ahead {taken_early(ctas, sms, 4) / ideal:.3f}, "
+                  f"fixed share {fixed_share(ctas, sms) / ideal:.3f}, snake {snake(ctas, sms) / ideal:.3f}")
 
 
 def main(sms=132):
