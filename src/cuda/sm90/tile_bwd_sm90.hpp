@@ -11,8 +11,9 @@
 //   and then its half of the head-dim columns of dV, dK and dQ.
 //
 // Limits behind every choice: 227 KB of shared memory per CTA; 64K registers per SM for 384 threads,
-// rebalanced with setmaxnreg (producer 24, two consumer warpgroups 240 each: 24 * 128 + 240 * 256 =
-// 64512 <= 65536); wgmma covers 64 rows of one warpgroup and N <= 256 columns.
+// rebalanced with setmaxnreg within the 168 a thread is launched with (producer 24, two consumer
+// warpgroups 240 each: 24 * 128 + 240 * 256 = 64512 = 168 * 384, register_split_fits); wgmma covers 64 rows
+// of one warpgroup and N <= 256 columns.
 #pragma once
 
 namespace flashattn::cuda::sm90 {

@@ -2,8 +2,9 @@
 //
 // Limits behind every choice: 227 KB of shared memory per CTA; 64K registers per SM shared by
 // 128 * (consumer_warpgroups + 1) threads, rebalanced with setmaxnreg (producer 24; consumers 240 each
-// with two consumer warpgroups, 160 with three: 64512 <= 65536 either way); a wgmma instruction covers 64
-// rows of one warpgroup and N <= 256 columns, so each consumer warpgroup owns 64 query rows of the CTA.
+// with two consumer warpgroups, 160 with three: 64512 either way, within the registers the CTA is launched
+// with, register_split_fits); a wgmma instruction covers 64 rows of one warpgroup and N <= 256 columns, so
+// each consumer warpgroup owns 64 query rows of the CTA.
 //
 // Ablation builds (docs/PERF.md) compile every sm90 kernel with one design choice turned off, so that its
 // effect is measured rather than asserted: configure with -DFLASHATTN_SM90_ABLATION=<name> (CMake), and
