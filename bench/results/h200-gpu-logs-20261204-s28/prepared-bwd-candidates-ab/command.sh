@@ -3,13 +3,13 @@
 # D 64 + 128 grid (bf16, default rows; cuDNN's run after), each with CudaBackwardSm90.* at the quick tier:
 #   change (working tree): a step's dQ handed to the writer during the next step (session 27's 2e54913,
 #     cherry-picked; D 64 / 128);
-#   c1: the persistent kernel with the late take (6e67637 + ff2caf8 + 4a80b44 cherry-picked onto main).
+#   c1: the persistent kernel with the late take (f42b31d cherry-picked onto main).
 # The change's tests gate the timing (AB_TESTS_GATE) under a 150 s limit; the persistent candidate's tests
 # run once every build is done, under the same limit. Then racecheck / synccheck of the change (it moves
 # the writer's barriers).
 # Prepare on main, from the repository root:
 #   mkdir -p .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results' &&
-#   git worktree add --detach /tmp/c1 HEAD && (cd /tmp/c1 && git cherry-pick 6e67637 ff2caf8 4a80b44 &&
+#   git worktree add --detach /tmp/c1 HEAD && (cd /tmp/c1 && git cherry-pick f42b31d &&
 #     git archive HEAD -o /work/main/.ab/c1.tar -- . ':!bench/results') && gzip .ab/*.tar &&
 #   git cherry-pick 2e54913 && git rev-parse HEAD > .ab/change_commit
 # and run with carry [".ab", "third_party/cutlass"] through ../wrap.sh (limit 585).
