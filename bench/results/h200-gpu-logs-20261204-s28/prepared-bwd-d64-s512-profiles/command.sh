@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepared in session 28, not yet run. Where a D 64 S 512 backward tile's time goes. Even the persistent
-# kernel (f42b31d, predicted and in call 4 measured at ~284 TFLOP/s) spends ~16 us a tile, against ~10.5 us
-# for its 8 steps at the 16k step rate (docs/PERF.md, backward session 28). The working tree is main with
+# kernel (call 4: 284 TFLOP/s) spends ~16 us a tile, against ~11.8 us for its 8 steps at the 16k step rate
+# (docs/PERF.md, backward session 28). The working tree is main with
 # f42b31d cherry-picked (or main alone, to profile the non-persistent kernel), built for D 64. ncu --set full
 # (natural clock) of:
 #   - our main backward kernel at B 32, H 32, S 512, full, exported as details and per-SASS-instruction
