@@ -25,20 +25,9 @@ timeout 40 ncu --clock-control none --launch-skip 4 -c 4 -o $L/ncu_bwd64_all \
   build-gpu/flashattn bench --backend cuda --op bwd "${shape[@]}" --samples 2 --warmup 1 --quiet \
   > $L/ncu_bwd64_all.log 2>&1
 echo "ncu ours, every kernel rc=$? at $((SECONDS - t0)) s"
-cat > $L/cudnn_bwd.py <<'PY'
-import torch, torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
-torch.manual_seed(0)
-q, k, v = (torch.randn(32, 512, 32, 64, dtype=torch.bfloat16, device="cuda").transpose(1, 2).requires_grad_()
-           for _ in range(3))
-with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-    for _ in range(2):
-        o = F.scaled_dot_product_attention(q, k, v)
-        o.backward(torch.randn_like(o))
-torch.cuda.synchronize()
-PY
 timeout 90 ncu --clock-control none --set full -k regex:'bprop|dgrad|bwd|backward' --launch-skip 0 -c 4 \
-  -o $L/ncu_cudnn64 python3 $L/cudnn_bwd.py > $L/ncu_cudnn64.log 2>&1
+  -o $L/ncu_cudnn64 python3 bench/fwd_once.py --op bwd --impl cudnn --seqlen 512 --head-dim 64 --runs 2 \
+  > $L/ncu_cudnn64.log 2>&1
 echo "ncu cudnn rc=$? at $((SECONDS - t0)) s"
 for n in bwd64 bwd64_all cudnn64; do ncu -i $L/ncu_$n.ncu-rep --page details > $L/ncu_${n}_details.txt 2>&1; done
 ncu -i $L/ncu_bwd64.ncu-rep --page source --csv --print-source sass 2>/dev/null | gzip > $L/ncu_bwd64_sass.csv.gz
