@@ -331,28 +331,19 @@ struct BwdMainloopSm90 {
             // addition completes before block 1's is issued (a fixed order of the two roundings).
             if (Layouts::kDqOwnKeys && p.deterministic && w + 1 < kConsumerWarpGroups) bulk_wait_writes();
           }
-          if constexpr (!Layouts::kSplitHeadDim) {
-            // The keys split hands a step's dQ over during the next step (consume_keys), each warpgroup
-            // on its own: block w is freed as soon as its reduce-add has read it, not after the other's.
-            if (issuer) tma_store_wait<0>();
-            __syncwarp();
-            dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
-          }
         }
-        if constexpr (Layouts::kSplitHeadDim) {
-          CUTE_UNROLL
-          for (int w = 0; w < kConsumerWarpGroups; ++w) {
-            // Block w is free once its reduce-add (commit group w of this round) has read it.
-            if (issuer) {
-              if (w == 0) {
-                tma_store_wait<kConsumerWarpGroups - 1>();
-              } else {
-                tma_store_wait<0>();
-              }
+        CUTE_UNROLL
+        for (int w = 0; w < kConsumerWarpGroups; ++w) {
+          // Block w is free once its reduce-add (commit group w of this round) has read it.
+          if (issuer) {
+            if (w == 0) {
+              tma_store_wait<kConsumerWarpGroups - 1>();
+            } else {
+              tma_store_wait<0>();
             }
-            __syncwarp();
-            dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
           }
+          __syncwarp();
+          dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
         }
       }
       if (p.deterministic && issuer) {
@@ -455,14 +446,6 @@ struct BwdMainloopSm90 {
     const std::uint32_t dq_block = cute::cast_smem_ptr_to_uint(
         smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>);
 
-    // Hands this warpgroup's staged dQ to the writer. Step s's is handed over in step s + 1, once its dV is
-    // issued: the fence waits for the staging stores to complete, which by then they have, where right
-    // after them it held the warpgroup for their whole latency between its dQ and its next softmax. The
-    // writer reads the block well before step s + 1 stages its own (store_dq frees each block on its own).
-    auto hand_over_dq = [&] {
-      cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
-      dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
-    };
     start_consuming(params, smem, work,
                     thread);  // each step stages the next step's lse and D before its dS barrier
     // K and V have landed (and their rows past a varlen sequence's end are zero): read into registers once,
@@ -551,7 +534,6 @@ struct BwdMainloopSm90 {
       convert_fragment_into(tSrS, rP);
       // dV += Pᵀ·dO runs while dS is computed (it reads rP, left untouched until the final wait).
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
-      if (s > 0) hand_over_dq();  // the previous step's, staged long enough ago for the fence to be free
       if (Layouts::kDqOwnKeys && s == 0 && warp_group == 0) {
         cutlass::arch::NamedBarrier::arrive(kConsumerThreads,
                                             static_cast<std::uint32_t>(BwdBarrier::kWarpGroupSkew));
@@ -593,12 +575,14 @@ struct BwdMainloopSm90 {
       stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block,
                                              static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
       gmma_wait<kIssueAhead ? kAhead : 0>(acc_dv, acc_dk, tdVrP, tdKrdS);
+      // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
+      cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
+      dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
       pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
       ++read;
     };
 
     run_steps</*kLastApart=*/(kAhead > 0)>(params, work, step);
-    hand_over_dq();  // the last step's
   }
 
   /// consume() with the head dim split (mainloop_bwd_sm90_split_head_dim.cuh).
