@@ -3,8 +3,9 @@
 // (backward_workspace_size() gives the size); else the library allocates it on the call's stream.
 // Plain layout arithmetic, shared by the host (sizes) and the kernels (indices).
 //
-// Deterministic runs add one int per (batch, head, query block): the dQ semaphore that orders the key
-// blocks' additions to that block's accumulator.
+// Then the counters, zeroed before the main kernel: the tile counter from which the persistent Hopper
+// kernel's CTAs take their next tile, and in deterministic runs one int per (batch, head, query block): the
+// dQ semaphore that orders the key blocks' additions to that block's accumulator.
 //
 // Tokens: dense sequence b row i is token b * max_seqlen_q + i; varlen it is cu_seqlens_q[b] + i. Either
 // way every token is below batch * max_seqlen_q (a varlen sequence is at most max_seqlen_q long), so that
@@ -24,9 +25,10 @@ struct BwdWorkspace {
   /// rows, so max_bytes() covers every kernel (a kernel's block_m must be a multiple of it).
   static constexpr int kMinBlockM = 32;
 
-  float* lse_log2 = nullptr;  ///< (H, tokens): lse * log2(e); +inf where lse = -inf, so exp2(t - it) = 0.
-  float* dsum = nullptr;      ///< (H, tokens): D_i = rowsum(dO_i ∘ O_i).
-  float* dq_accum = nullptr;  ///< (tokens, H, D): sum over key blocks of dS · K, unscaled.
+  float* lse_log2 = nullptr;    ///< (H, tokens): lse * log2(e); +inf where lse = -inf, so exp2(t - it) = 0.
+  float* dsum = nullptr;        ///< (H, tokens): D_i = rowsum(dO_i ∘ O_i).
+  float* dq_accum = nullptr;    ///< (tokens, H, D): sum over key blocks of dS · K, unscaled.
+  int* tile_counter = nullptr;  ///< Tiles taken by the persistent kernel's CTAs beyond their first.
   /// Deterministic runs only (else null): (B, H, m_blocks) key blocks done adding into each query block.
   int* dq_semaphore = nullptr;
   std::int64_t tokens = 0;
@@ -46,15 +48,16 @@ struct BwdWorkspace {
     w.lse_log2 = reinterpret_cast<float*>(bytes + o.lse_log2);
     w.dsum = reinterpret_cast<float*>(bytes + o.dsum);
     w.dq_accum = reinterpret_cast<float*>(bytes + o.dq_accum);
+    w.tile_counter = reinterpret_cast<int*>(bytes + o.tile_counter);
     w.dq_semaphore = p.deterministic ? reinterpret_cast<int*>(bytes + o.dq_semaphore) : nullptr;
     w.tokens = tokens_of(p);
     w.m_blocks = m_blocks_of(p, block_m);
     return w;
   }
-  /// Host: bytes of the semaphores (zeroed before the main kernel), which start at dq_semaphore.
-  static std::size_t semaphore_bytes(const BackwardParams& p, int block_m) {
+  /// Host: bytes of the counters (zeroed before the main kernel), which start at tile_counter.
+  static std::size_t counter_bytes(const BackwardParams& p, int block_m) {
     const Offsets o = offsets(p, block_m);
-    return o.end - o.dq_semaphore;
+    return o.end - o.tile_counter;
   }
 
   FLASHATTN_HOST_DEVICE std::int64_t token(const BackwardParams& p, int b, int row) const {
@@ -81,7 +84,7 @@ struct BwdWorkspace {
 
   /// Byte offsets of the parts in order, each rounded up to 256 bytes, and the end of the last.
   struct Offsets {
-    std::size_t lse_log2, dsum, dq_accum, dq_semaphore, end;
+    std::size_t lse_log2, dsum, dq_accum, tile_counter, dq_semaphore, end;
   };
   static Offsets offsets(const BackwardParams& p, int block_m) {
     const std::size_t stats = static_cast<std::size_t>(tokens_of(p)) * p.heads;
@@ -90,7 +93,8 @@ struct BwdWorkspace {
     o.lse_log2 = 0;
     o.dsum = o.lse_log2 + bytes_of(stats);
     o.dq_accum = o.dsum + bytes_of(stats);
-    o.dq_semaphore = o.dq_accum + bytes_of(stats * p.head_dim);
+    o.tile_counter = o.dq_accum + bytes_of(stats * p.head_dim);
+    o.dq_semaphore = o.tile_counter + bytes_of(1);
     const std::size_t semaphores =
         p.deterministic ? static_cast<std::size_t>(p.batch) * p.heads * m_blocks_of(p, block_m) : 0;
     o.end = o.dq_semaphore + bytes_of(semaphores);  // int and float are both 4 bytes

@@ -230,10 +230,11 @@ TEST_F(ValidationTest, BackwardWorkspace) {
   BackwardArgs cuda = backward_args();
   cuda.device = Device{DeviceKind::cuda, 0};
   // Per (token, head) of B * Sq = 10 tokens and H = 4 heads: lse and D (160 bytes each) and D = 8 fp32 of
-  // dQ (1280 bytes), each part rounded up to 256 bytes; deterministic adds B * H * ceil(Sq / 64) ints.
-  EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u);
-  cuda.deterministic = true;
+  // dQ (1280 bytes), then the tile counter (4 bytes), each part rounded up to 256 bytes; deterministic adds
+  // B * H * ceil(Sq / 64) ints.
   EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u + 256u);
+  cuda.deterministic = true;
+  EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u + 256u + 256u);
   cuda.lse = TensorView{};
   EXPECT_EQ(backward_workspace_size(cuda), 0u);
 }

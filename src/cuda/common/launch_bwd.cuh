@@ -29,6 +29,8 @@ struct BwdMainKernel {
   int block_n;           ///< Keys per CTA.
   int smem_bytes;        ///< Dynamic shared memory per CTA.
   const char* name;      ///< For error messages, e.g. "bwd_sm90".
+  /// Its persistent CTAs take tiles from the workspace's tile counter, which must read 0 at its start.
+  bool counts_tiles = false;
 };
 
 /// Runs the backward of `params` (validated; every tensor on CUDA device args.device.index):
@@ -84,10 +86,10 @@ Status launch_bwd(const BackwardParams& params, const AttentionArgs& args, RunIn
     bwd_preprocess_kernel<Element, kHeadDim>
         <<<static_cast<unsigned>(row_ctas), kBwdRowThreads, 0, stream>>>(kernel_params);
   }
-  if (params.deterministic) {
-    const cudaError_t error = cudaMemsetAsync(kernel_params.workspace.dq_semaphore, 0,
-                                              BwdWorkspace::semaphore_bytes(params, main.block_m), stream);
-    if (error != cudaSuccess) return cuda_error("cudaMemsetAsync(dQ semaphores)", error);
+  if (params.deterministic || main.counts_tiles) {
+    const cudaError_t error = cudaMemsetAsync(kernel_params.workspace.tile_counter, 0,
+                                              BwdWorkspace::counter_bytes(params, main.block_m), stream);
+    if (error != cudaSuccess) return cuda_error("cudaMemsetAsync(tile counter, dQ semaphores)", error);
   }
   if (main_ctas > 0) launch_main(kernel_params, static_cast<unsigned>(main_ctas), stream);
   if (row_ctas > 0) {

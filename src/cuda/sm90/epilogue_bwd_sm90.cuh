@@ -1,6 +1,7 @@
 // flashattn — the epilogue of the Hopper backward kernel: dK (times the softmax scale) and dV, fp32 in the
-// consumer warpgroups' registers, are rounded to the element type, staged with stmatrix in the K and V
-// buffers (read by no product any more once both consumer warpgroups are past their last step), and written
+// consumer warpgroups' registers, are rounded to the element type, staged with stmatrix in the dS buffer
+// where it holds both, else in the K and V buffers (read by no product any more once both consumer
+// warpgroups are past their last step), and written
 // once with 16-byte stores of whole rows. Rows up to the sequence's last key row are written — keys past
 // seqused_k or seen by no query get zeros — and no row past it.
 //
@@ -46,11 +47,11 @@ struct BwdEpilogueSm90 {
     for (int i = 0; i < size(acc_dk); ++i) acc_dk(i) *= scale;
     Tensor rdK = convert_fragment<Element>(acc_dk);
     Tensor rdV = convert_fragment<Element>(acc_dv);
-    Tensor sdK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});  // (N, D)
-    Tensor sdV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutK{});
+    Tensor sdK = make_tensor(make_smem_ptr(staging(smem, 0)), typename Layouts::SmemLayoutK{});  // (N, D)
+    Tensor sdV = make_tensor(make_smem_ptr(staging(smem, 1)), typename Layouts::SmemLayoutK{});
 
-    // K is read by both warpgroups' last dQ product (and, split by head dim, V by both warpgroups' dPᵀ):
-    // the buffers are free once every consumer is past its last step.
+    // The staging buffers (dS, read by both warpgroups' last dQ product; or K, read there too, and, split by
+    // head dim, V by both warpgroups' dPᵀ) are free once every consumer is past its last step.
     sync_consumers();
     typename Layouts::TiledMmadKV mma;
     auto smem_copy = make_tiled_copy_C(Copy_Atom<SM90_U32x4_STSM_N, Element>{}, mma);
@@ -63,6 +64,15 @@ struct BwdEpilogueSm90 {
   }
 
  private:
+  /// Where dK (`tile` 0) and dV (1) are staged: the dS buffer's halves, or the K and V buffers
+  /// (Layouts::kEpilogueInDs).
+  __device__ static Element* staging(typename Layouts::SharedStorage& smem, int tile) {
+    if constexpr (Layouts::kEpilogueInDs) {
+      return smem.ds.data() + tile * cute::cosize_v<typename Layouts::SmemLayoutK>;
+    } else {
+      return tile == 0 ? smem.k.data() : smem.v.data();
+    }
+  }
   __device__ static void sync_consumers() {
     cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
   }

@@ -6,7 +6,7 @@
 // are never loaded).
 //
 // The producer decodes each tile and hands it to the consumers through a ring in shared memory
-// (FwdWorkRingSm90), ending with an end marker; the consumers never read the scheduler.
+// (WorkRingSm90), ending with an end marker; the consumers never read the scheduler.
 //
 // Across tiles the K/V stage rings simply continue, so the producer loads the next tile's K and V while
 // the consumers finish the current one. Q has a ring of kQStages buffers, tile t of the CTA in buffer
@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
   using PipelineK = typename Layouts::PipelineK;
   using PipelineV = typename Layouts::PipelineV;
   using Scheduler = PersistentTileScheduler;
-  using WorkRing = FwdWorkRingSm90<Layouts::kConsumerThreads>;
+  using WorkRing = WorkRingSm90<FwdWorkSm90, Layouts::kConsumerThreads>;
   constexpr int kBlockM = Layouts::kBlockM;
   constexpr int kConsumerRegisters = consumer_registers(Layouts::kConsumerWarpGroups);
   static_assert(

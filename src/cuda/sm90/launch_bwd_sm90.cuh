@@ -3,6 +3,8 @@
 // Included by the generated instantiation TUs only.
 #pragma once
 
+#include <algorithm>
+
 #include "core/kvcache_plan.hpp"
 #include "cuda/common/launch_bwd.cuh"
 #include "cuda/sm90/kernel_bwd_sm90_ws.cuh"
@@ -22,13 +24,21 @@ template <class Element, int kHeadDim>
 Status launch_bwd_sm90(const BackwardParams& params, const AttentionArgs& args, RunInfo& info) {
   using Layouts = BwdLayoutsSm90<Element, kHeadDim>;
   auto* kernel = &bwd_sm90_kernel<Element, kHeadDim>;
-  const BwdMainKernel main{reinterpret_cast<const void*>(kernel), Layouts::kBlockM, Layouts::kBlockN,
-                           Layouts::kSmemBytes, "bwd_sm90"};
+  const BwdMainKernel main{reinterpret_cast<const void*>(kernel),
+                           Layouts::kBlockM,
+                           Layouts::kBlockN,
+                           Layouts::kSmemBytes,
+                           "bwd_sm90",
+                           /*counts_tiles=*/true};
   return launch_bwd<Element, kHeadDim>(
       params, args, info, main,
-      [&](const BwdKernelParams& kernel_params, unsigned ctas, cudaStream_t stream) {
-        const BwdParamsSm90<Element, kHeadDim> main_params = make_bwd_params_sm90<Element, kHeadDim>(
-            kernel_params, args, ctas, core::cuda_sm_count(args.device.index));
+      [&](const BwdKernelParams& kernel_params, unsigned tiles, cudaStream_t stream) {
+        const int sms = core::cuda_sm_count(args.device.index);
+        const BwdParamsSm90<Element, kHeadDim> main_params =
+            make_bwd_params_sm90<Element, kHeadDim>(kernel_params, args, tiles, sms);
+        // Persistent: one CTA per SM (the kernel's shared memory allows one) takes tiles in their order.
+        const unsigned ctas = sms > 0 ? std::min(tiles, static_cast<unsigned>(sms)) : tiles;
+        info.num_ctas = static_cast<int>(ctas);
         kernel<<<ctas, Layouts::kThreads, Layouts::kSmemBytes, stream>>>(main_params);
       });
 }

@@ -30,6 +30,7 @@
 #include "cuda/sm90/primitives_sm90.cuh"
 #include "cuda/sm90/tile_bwd_sm90.hpp"
 #include "cuda/sm90/wgmma_shapes.hpp"
+#include "cuda/sm90/work_ring_sm90.cuh"
 
 namespace flashattn::cuda::sm90 {
 
@@ -124,8 +125,15 @@ struct BwdLayoutsSm90Common {
   using PipelineQdO = cutlass::PipelineTmaAsync<kStages>;
 };
 
+/// The ring through which the producer hands each tile's index (-1: no more) to the consumer threads and
+/// the dQ writer warp.
+template <int kConsumerThreads>
+using BwdTileRing = WorkRingSm90<int, kConsumerThreads + 32>;
+
 /// The dO pipeline of a tile whose Q and dO share the ring's stages: there is none.
-struct NoPipeline {};
+struct NoPipeline {
+  using PipelineState = int;  ///< Unused.
+};
 
 /// The layouts of head dim kHeadDim's tile; its split_head_dim picks the specialisation.
 template <class Element, int kHeadDim, bool kSplitHeadDim = bwd_tile_sm90(kHeadDim).split_head_dim>
@@ -211,6 +219,11 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
           cute::Shape<cute::Int<kBlockN>, cute::Int<kBlockM>, cute::_2>{},
           cute::Stride<cute::Int<kBlockM>, cute::_1, cute::Int<kBlockM * kBlockN>>{})));  // (N, M, 2)
 
+  /// The epilogue stages dK and dV in the dS buffer when it holds both (D 64), else in the K and V buffers:
+  /// then the producer can load the next tile's K and V while the epilogue runs (persistent CTAs).
+  static constexpr bool kEpilogueInDs =
+      cute::cosize_v<SmemLayoutdS> >= 2 * cute::cosize_v<typename Common::SmemLayoutK>;
+
   // Registers -> shared memory for dSᵀ: eight query rows of one key are 16 contiguous bytes of dS, one row
   // of an 8x8 stmatrix tile.
   using SmemCopyAtomdS = cute::Copy_Atom<cute::SM90_U32x4_STSM_N, Element>;
@@ -229,6 +242,11 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
     float dsum[2 * Common::kStatCopies][kBlockM];              ///< D = rowsum(dO ∘ O) of the same rows.
     typename Common::PipelineQdO::SharedStorage pipeline_qdo;  ///< Q and dO of a step landed / were read.
     cutlass::arch::ClusterTransactionBarrier kv_full;          ///< K and V landed (TMA transaction bytes).
+    /// K and V (also the epilogue's staging of dK and dV) no longer read by any consumer: the producer may
+    /// load the next tile's (persistent CTAs, BwdParamsSm90::tiles).
+    cutlass::arch::ClusterBarrier kv_empty;
+    /// The CTA's tiles, from the producer to the consumers and the dQ writer (BwdTileRing).
+    typename BwdTileRing<Common::kConsumerThreads>::SharedStorage tile_ring;
   };
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");

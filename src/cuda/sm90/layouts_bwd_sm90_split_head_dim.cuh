@@ -89,6 +89,9 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
   // both, one row of an 8x8 stmatrix tile.
   using SmemCopyAtomPdS = cute::Copy_Atom<cute::SM90_U32x4_STSM_N, Element>;
 
+  /// dK and dV halves of 64 x 256 are staged in the K and V buffers (Pᵀ and dSᵀ hold 32 KB, not 64).
+  static constexpr bool kEpilogueInDs = false;
+
   struct SharedStorage {
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutQ>> q;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutdO>> dout;
@@ -102,6 +105,11 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
     typename Common::PipelineQdO::SharedStorage pipeline_qdo;  ///< Q of a step landed / was read.
     typename PipelinedO::SharedStorage pipeline_do;            ///< dO of a step landed / was read.
     cutlass::arch::ClusterTransactionBarrier kv_full;          ///< K and V landed (TMA transaction bytes).
+    /// K and V (also the epilogue's staging of dK and dV) no longer read by any consumer: the producer may
+    /// load the next tile's (persistent CTAs, BwdParamsSm90::tiles).
+    cutlass::arch::ClusterBarrier kv_empty;
+    /// The CTA's tiles, from the producer to the consumers and the dQ writer (BwdTileRing).
+    typename BwdTileRing<Common::kConsumerThreads>::SharedStorage tile_ring;
   };
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");

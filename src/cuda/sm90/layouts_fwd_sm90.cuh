@@ -13,6 +13,7 @@
 #include "cuda/sm90/tile_fwd_sm90.hpp"
 #include "cuda/sm90/wgmma_shapes.hpp"
 #include "cuda/sm90/work_fwd_sm90.cuh"
+#include "cuda/sm90/work_ring_sm90.cuh"
 
 namespace flashattn::cuda::sm90 {
 
@@ -151,7 +152,7 @@ struct FwdLayoutsSm90 {
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> k;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutVt>> v;
     Barriers barriers;
-    typename FwdWorkRingSm90<kConsumerThreads>::SharedStorage work_ring;
+    typename WorkRingSm90<FwdWorkSm90, kConsumerThreads>::SharedStorage work_ring;
   };
   static_assert(sizeof(Element) * cute::cosize_v<SmemLayoutQ> % 1024 == 0,
                 "every buffer of the Q ring starts on a swizzle repeat");

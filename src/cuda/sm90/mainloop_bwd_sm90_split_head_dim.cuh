@@ -29,7 +29,7 @@ template <class Element, int kHeadDim>
 template <class AccDK, class AccDV>
 __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     const Params& params, typename Layouts::SharedStorage& smem, Pipeline& pipeline, PipelinedO& pipeline_do,
-    const Work& work, int thread, AccDK& acc_dk, AccDV& acc_dv) {
+    const Work& work, int thread, AccDK& acc_dk, AccDV& acc_dv, State& read, StatedO& read_do, int kv_phase) {
   using namespace cute;
   const BwdKernelParams& base = params.base;
   const BackwardParams& p = base.problem;
@@ -101,15 +101,14 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
     dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
   };
 
-  start_consuming(params, smem, work, thread);  // each step stages the next step's lse and D before kdSReady
+  start_consuming(params, smem, work, thread,
+                  kv_phase);  // each step stages the next step's lse and D before kdSReady
 
   // Step s's last dQ slice is staged in step s + 1, once that step's Sᵀ has landed (dPᵀ runs under the
   // staging): the tensor cores go from one step's products to the next without waiting for the staging (and
   // for the dQ writer to have read slice 0). The slice's product itself is waited for within its step: left
   // in flight across the loop's back edge (with dK), it made ptxas serialise every wgmma (C7514).
   static_assert(Layouts::kDqSlices == 2, "slice 0 is staged within its step, slice 1 in the next one");
-  State read;
-  typename PipelinedO::PipelineState read_do;
   auto step = [&](int s, StepCoord at, StepCoord next, auto kind, auto /*last*/)
       __attribute__((always_inline)) {
     constexpr StepKind kKind = decltype(kind)::value;

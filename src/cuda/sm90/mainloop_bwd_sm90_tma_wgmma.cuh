@@ -199,6 +199,39 @@ struct BwdMainloopSm90 {
     return true;
   }
 
+  /// The dO pipeline's state type (an unused int where dO shares the Q pipeline's stages).
+  using StatedO = typename PipelinedO::PipelineState;
+  /// The producer's position in the Q / dO pipelines, carried from one tile of a persistent CTA to the next.
+  struct LoadState {
+    State write = cutlass::make_producer_start_state<Pipeline>();
+    StatedO write_do = producer_start_do();
+  };
+  /// The consumers' position in the Q / dO pipelines, carried from tile to tile.
+  struct ConsumeState {
+    State read;
+    StatedO read_do{};
+    int kv_phase = 0;  ///< kv_full's phase of the tile consumed next: one phase a tile
+  };
+
+  /// The producer's start state in the dO pipeline (an unused 0 where dO shares the Q pipeline).
+  __device__ static StatedO producer_start_do() {
+    if constexpr (std::is_same_v<PipelinedO, NoPipeline>) {
+      return 0;
+    } else {
+      return cutlass::make_producer_start_state<PipelinedO>();
+    }
+  }
+
+  /// Stages of the shallower of the Q and dO rings (dO's own ring, where it has one, holds one).
+  static constexpr int ring_stages() {
+    if constexpr (std::is_same_v<PipelinedO, NoPipeline>) {
+      return Layouts::kStages;
+    } else {
+      return static_cast<int>(PipelinedO::Stages) < Layouts::kStages ? static_cast<int>(PipelinedO::Stages)
+                                                                     : Layouts::kStages;
+    }
+  }
+
   /// The pipeline of dO when it has its own (Layouts::PipelinedO; nothing otherwise). Called by every
   /// thread before the CTA barrier that publishes the pipelines' initialisation.
   __device__ static PipelinedO make_pipeline_do(typename Layouts::SharedStorage& smem, bool producer) {
@@ -215,30 +248,43 @@ struct BwdMainloopSm90 {
     }
   }
 
-  /// Producer: issues every TMA load of the CTA: K and V once, then Q and dO of each step in step order.
-  /// Called by one thread.
+  /// Producer: issues every TMA load of the CTA's tile `tile` (the tile-th with work): K and V once, and Q
+  /// and dO of each step in step order, continuing `state` from the previous tile. The first stages' Q and
+  /// dO go first: their stages free up during the previous tile's last steps, while its K and V buffers are
+  /// read until its epilogue has stored dK and dV from them (kv_empty). A tile with no step loads nothing
+  /// and passes the buffers to its consumers (their epilogue stages zeros there). Called by one thread.
   __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem, Pipeline& pipeline,
-                              PipelinedO& pipeline_do, const Work& work) {
+                              PipelinedO& pipeline_do, const Work& work, int tile, LoadState& state) {
     using namespace cute;
-    if (work.steps() <= 0) return;
+    auto acquire_key_buffers = [&] {
+      if (tile > 0) smem.kv_empty.wait((tile - 1) % 2);
+    };
+    if (work.steps() <= 0) {
+      acquire_key_buffers();
+      smem.kv_full.arrive();
+      return;
+    }
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});
     Tensor sdO = make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutdO{});
     Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
     Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutK{});
 
-    auto key_tile = [&](const auto& tma) {  // (BLOCK_N, HEAD_DIM) of this CTA in a TMA view of k or v
-      Tensor m = domain_offset(make_coord(static_cast<int>(work.k_row_offset), _0{}),
-                               tma.get_tma_tensor(params.shape_k)(_, _, work.head_kv, work.tma_batch));
-      return local_tile(m, Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(work.n_block, _0{}));
+    auto load_keys = [&] {
+      auto key_tile = [&](const auto& tma) {  // (BLOCK_N, HEAD_DIM) of this tile in a TMA view of k or v
+        Tensor m = domain_offset(make_coord(static_cast<int>(work.k_row_offset), _0{}),
+                                 tma.get_tma_tensor(params.shape_k)(_, _, work.head_kv, work.tma_batch));
+        return local_tile(m, Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(work.n_block, _0{}));
+      };
+      auto [tKgK, tKsK] = tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK),
+                                        group_modes<0, 2>(key_tile(params.tma_k)));
+      auto [tVgV, tVsV] = tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sV),
+                                        group_modes<0, 2>(key_tile(params.tma_v)));
+      using BarrierValue = cutlass::arch::ClusterTransactionBarrier::ValueType;
+      acquire_key_buffers();
+      smem.kv_full.arrive_and_expect_tx(2 * Layouts::kTmaBytesK);
+      copy(params.tma_k.with(reinterpret_cast<BarrierValue&>(smem.kv_full)), tKgK, tKsK);
+      copy(params.tma_v.with(reinterpret_cast<BarrierValue&>(smem.kv_full)), tVgV, tVsV);
     };
-    auto [tKgK, tKsK] = tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK),
-                                      group_modes<0, 2>(key_tile(params.tma_k)));
-    auto [tVgV, tVsV] = tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sV),
-                                      group_modes<0, 2>(key_tile(params.tma_v)));
-    using BarrierValue = cutlass::arch::ClusterTransactionBarrier::ValueType;
-    smem.kv_full.arrive_and_expect_tx(2 * Layouts::kTmaBytesK);
-    copy(params.tma_k.with(reinterpret_cast<BarrierValue&>(smem.kv_full)), tKgK, tKsK);
-    copy(params.tma_v.with(reinterpret_cast<BarrierValue&>(smem.kv_full)), tVgV, tVsV);
 
     // (BLOCK_M, HEAD_DIM, m) tiles of head `head` in a TMA view of q or dout.
     auto query_tiles = [&](const auto& tma, int head) {
@@ -246,14 +292,9 @@ struct BwdMainloopSm90 {
                                tma.get_tma_tensor(params.shape_q)(_, _, head, work.tma_batch));
       return local_tile(m, Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(_, _0{}));
     };
-    State write = cutlass::make_producer_start_state<Pipeline>();
-    auto write_do = [] {
-      if constexpr (std::is_same_v<PipelinedO, NoPipeline>) {
-        return 0;
-      } else {
-        return cutlass::make_producer_start_state<PipelinedO>();
-      }
-    }();
+    // K and V follow the Q and dO of as many steps as the shallower ring holds: one more load would wait for
+    // a stage that only this tile's steps, which need K, can free.
+    const int keys_after = min(work.steps(), ring_stages()) - 1;
     StepCoord at = work.first_step();
     for (int s = 0; s < work.steps(); ++s, at = work.after(at)) {
       const int head = at.head;
@@ -263,6 +304,7 @@ struct BwdMainloopSm90 {
                                         group_modes<0, 2>(query_tiles(params.tma_q, head)));
       auto [tdOgdO, tdOsdO] = tma_partition(params.tma_do, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdO),
                                             group_modes<0, 2>(query_tiles(params.tma_do, head)));
+      State& write = state.write;
       pipeline.producer_acquire(write);  // also expects the stage's kTmaBytesPerStage bytes
       copy(params.tma_q.with(*pipeline.producer_get_barrier(write)), tQgQ(_, m_block),
            tQsQ(_, write.index()));
@@ -270,13 +312,20 @@ struct BwdMainloopSm90 {
         copy(params.tma_do.with(*pipeline.producer_get_barrier(write)), tdOgdO(_, m_block),
              tdOsdO(_, write.index()));
       } else {
-        pipeline_do.producer_acquire(write_do);
-        copy(params.tma_do.with(*pipeline_do.producer_get_barrier(write_do)), tdOgdO(_, m_block),
-             tdOsdO(_, write_do.index()));
-        ++write_do;
+        pipeline_do.producer_acquire(state.write_do);
+        copy(params.tma_do.with(*pipeline_do.producer_get_barrier(state.write_do)), tdOgdO(_, m_block),
+             tdOsdO(_, state.write_do.index()));
+        ++state.write_do;
       }
       ++write;
+      if (s == keys_after) load_keys();
     }
+  }
+
+  /// The dQ writer, once before its first tile: both blocks of the staging buffer start empty.
+  __device__ static void release_dq_buffers() {
+    CUTE_UNROLL
+    for (int w = 0; w < kConsumerWarpGroups; ++w) dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
   }
 
   /// The dQ writer (every lane of producer warp kDqWriterWarp): adds each step's dQ, staged in shared
@@ -291,9 +340,6 @@ struct BwdMainloopSm90 {
     if (steps <= 0) return;
     const bool issuer = threadIdx.x % 32 == 0;
     const int token0 = static_cast<int>(ws.token(p, work.batch, 0));  // tokens < 2^31 (see params)
-    // Both blocks of the buffer start empty.
-    CUTE_UNROLL
-    for (int w = 0; w < kConsumerWarpGroups; ++w) dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
     StepCoord at = work.first_step();
     for (int s = 0; s < steps; ++s, at = work.after(at)) {
       const int head = at.head;
@@ -360,11 +406,18 @@ struct BwdMainloopSm90 {
   template <class AccDK, class AccDV>
   __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
                                  Pipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
-                                 AccDK& acc_dk, AccDV& acc_dv) {
+                                 AccDK& acc_dk, AccDV& acc_dv, ConsumeState& state) {
+    const int kv_phase = state.kv_phase;
+    state.kv_phase ^= 1;
+    if (work.steps() <= 0) {  // the producer has passed the K / V buffers on without loading them
+      smem.kv_full.wait(kv_phase);
+      return;
+    }
     if constexpr (Layouts::kSplitHeadDim) {
-      consume_split_head_dim(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv);
+      consume_split_head_dim(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv, state.read,
+                             state.read_do, kv_phase);
     } else {
-      consume_keys(params, smem, pipeline, work, thread, acc_dk, acc_dv);
+      consume_keys(params, smem, pipeline, work, thread, acc_dk, acc_dv, state.read, kv_phase);
     }
   }
 
@@ -373,7 +426,7 @@ struct BwdMainloopSm90 {
   template <class AccDK, class AccDV>
   __device__ static void consume_keys(const Params& params, typename Layouts::SharedStorage& smem,
                                       Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
-                                      AccDV& acc_dv) {
+                                      AccDV& acc_dv, State& read, int kv_phase) {
     using namespace cute;
     const BwdKernelParams& base = params.base;
     const BackwardParams& p = base.problem;
@@ -446,8 +499,8 @@ struct BwdMainloopSm90 {
     const std::uint32_t dq_block = cute::cast_smem_ptr_to_uint(
         smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>);
 
-    start_consuming(params, smem, work,
-                    thread);  // each step stages the next step's lse and D before its dS barrier
+    start_consuming(params, smem, work, thread,
+                    kv_phase);  // each step stages the next step's lse and D before its dS barrier
     // K and V have landed (and their rows past a varlen sequence's end are zero): read into registers once,
     // constant for the CTA's steps, so no wgmma that reads them needs a wait before they could change.
     if constexpr (Layouts::kKInRegisters) {
@@ -496,7 +549,6 @@ struct BwdMainloopSm90 {
 
     // With products ahead, step s starts with the first kAhead of its products issued by step s - 1 (step
     // 0's here) and in flight; every other wgmma of the warpgroup has completed.
-    State read;
     if constexpr (kAhead > 0) {
       const int stage = acquire_stage(read, work.first_step());
       skew_start();
@@ -589,7 +641,8 @@ struct BwdMainloopSm90 {
   template <class AccDK, class AccDV>
   __device__ static void consume_split_head_dim(const Params& params, typename Layouts::SharedStorage& smem,
                                                 Pipeline& pipeline, PipelinedO& pipeline_do, const Work& work,
-                                                int thread, AccDK& acc_dk, AccDV& acc_dv);
+                                                int thread, AccDK& acc_dk, AccDV& acc_dv, State& read,
+                                                StatedO& read_do, int kv_phase);
 
   /// The lse (log2 units; +inf past the sequence end or for a row with no key, so P = 0) and D of the
   /// rows of step s are staged by the consumers into buffer s % 2 of shared memory one step ahead: written
@@ -630,19 +683,19 @@ struct BwdMainloopSm90 {
     return (Layouts::kStatCopies == 1 ? 0 : 2 * (thread / 128)) + (s & 1);
   }
 
-  /// What both consumers do before their first step (every consumer thread takes part): wait for the CTA's
-  /// K and V, zero the rows past the last key of a varlen batch's or seqused_k's sequence-end key block,
-  /// and stage the lse and D of step 0 (load_stat), published by an all-consumer barrier. Step 0's lse and
-  /// D are loaded before the wait for K and V, which they do not need: a CTA's start is a chain of memory
-  /// round trips (K and V, then these, then the first products), which at short sequences, 8 steps a CTA
-  /// at S 512, is a large part of the CTA's time.
+  /// What both consumers do before a tile's first step (every consumer thread takes part): wait for the
+  /// tile's K and V (kv_full's phase `kv_phase`), zero the rows past the last key of a varlen batch's or
+  /// seqused_k's sequence-end key block, and stage the lse and D of step 0 (load_stat), published by an
+  /// all-consumer barrier. Step 0's lse and D are loaded before the wait for K and V, which they do not need:
+  /// a tile's start is a chain of memory round trips (K and V, then these, then the first products), which
+  /// at short sequences, 8 steps a tile at S 512, is a large part of the tile's time.
   __device__ __forceinline__ static void start_consuming(const Params& params,
                                                          typename Layouts::SharedStorage& smem,
-                                                         const Work& work, int thread) {
+                                                         const Work& work, int thread, int kv_phase) {
     using namespace cute;
     const BackwardParams& p = params.base.problem;
     const float stat0 = load_stat(params, work, work.first_step(), thread);
-    smem.kv_full.wait(0);
+    smem.kv_full.wait(kv_phase);
     if ((p.is_varlen() || p.seqused_k != nullptr) && work.n0 + kBlockN > work.seqlen_k) {
       Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
       Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutK{});

@@ -62,7 +62,7 @@ struct FwdMainloopSm90 {
 
   /// The work of `tile` (m_block, head, batch), or nothing when the block starts past its sequence's end
   /// (varlen: the sequence is shorter than the longest). Computed by the producer thread alone, which hands
-  /// it to the consumers (FwdWorkRingSm90).
+  /// it to the consumers (WorkRingSm90).
   __device__ static bool make_work(const Params& params, const PersistentTileScheduler::Tile& tile,
                                    Work& work) {
     const ForwardParams& p = params.base.problem;

@@ -31,10 +31,13 @@ struct BwdParamsSm90 {
   bool longest_first;                      ///< CTA order (core::bwd_ctas_longest_first).
   bool rotated_walk;                       ///< Query block order (core::bwd_rotated_walk).
   bool descending;  ///< Key block order of the CTAs and dQ turns (core::bwd_deterministic_descending).
+  /// Work tiles (key block, kv head, batch) of the call, in make_work's order. CTA c of the persistent grid
+  /// (one per SM) starts with tile c and takes each next one from the workspace's tile counter.
+  int tiles;
 };
 
-/// Host: the device parameters of `base` (validated; at least one key block) for a grid of `ctas` CTAs on a
-/// GPU of `sms` multiprocessors. `args` gives the row extents of varlen tensors (total_q, total_k).
+/// Host: the device parameters of `base` (validated; at least one key block) for `ctas` work tiles on a GPU
+/// of `sms` multiprocessors. `args` gives the row extents of varlen tensors (total_q, total_k).
 template <class Element, int kHeadDim>
 BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& base, const AttentionArgs& args,
                                                       long long ctas, int sms) {
@@ -87,7 +90,8 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
           shape_dq,
           !descending && core::bwd_ctas_longest_first(bounded, ctas, sms),
           core::bwd_rotated_walk(bwd_tile_sm90(kHeadDim).rotated_walk, bounded, p.deterministic),
-          descending};
+          descending,
+          static_cast<int>(ctas)};
 }
 
 }  // namespace flashattn::cuda::sm90

@@ -7,16 +7,13 @@
 // session 18). Tiles with no rows (past a short sequence's end in a varlen batch) are never published, and
 // after the CTA's last tile the producer publishes an end marker.
 //
-// A ring of kSlots slots with a full barrier (the producer's arrival: the slot holds the next tile) and a
-// free barrier (every consumer thread's arrival once done with the tile) each. The consumers copy what their
-// main loop needs into registers and read what only the epilogue needs from the slot at the epilogue (held in
-// registers through the main loop, those values spilled at D = 192), so a slot stays in use until the
-// tile's end; with three slots the producer still publishes tile t + 2 while tile t runs.
+// Through a WorkRingSm90 (work_ring_sm90.cuh) of three slots. The consumers copy what their main loop needs
+// into registers and read what only the epilogue needs from the slot at the epilogue (held in registers
+// through the main loop, those values spilled at D = 192), so a slot stays in use until the tile's end; with
+// three slots the producer still publishes tile t + 2 while tile t runs.
 #pragma once
 
 #include <cstdint>
-
-#include <cutlass/arch/barrier.h>
 
 #include "cuda/common/mask.cuh"
 
@@ -51,60 +48,6 @@ struct FwdWorkSm90 {
     FwdWorkSm90 work{};
     work.q_rows = 0;
     return work;
-  }
-};
-
-/// The shared-memory ring through which the producer thread hands tiles to the consumer threads. Both sides
-/// count the tiles they passed through it (end marker included) to find slot and barrier phase.
-template <int kConsumerThreads>
-struct FwdWorkRingSm90 {
-  static constexpr int kSlots = 3;
-
-  struct SharedStorage {
-    FwdWorkSm90 work[kSlots];
-    cutlass::arch::ClusterBarrier full[kSlots];
-    cutlass::arch::ClusterBarrier free[kSlots];
-  };
-
-  /// Initialises the barriers; one thread, before the CTA barrier that publishes them.
-  __device__ static void init(SharedStorage& ring) {
-    for (int s = 0; s < kSlots; ++s) {
-      ring.full[s].init(1);
-      ring.free[s].init(kConsumerThreads);
-    }
-  }
-
-  /// Producer: publishes `work` as the `count`-th tile (0-based) once the consumers freed its slot.
-  __device__ static void publish(SharedStorage& ring, int count, const FwdWorkSm90& work) {
-    const int slot = count % kSlots;
-    if (count >= kSlots) ring.free[slot].wait((count / kSlots - 1) & 1);
-    ring.work[slot] = work;
-    // The barrier's asm names no memory: keep the compiler from sinking the stores past the arrival
-    // (whose release semantics order them for the consumers).
-    asm volatile("" ::: "memory");
-    ring.full[slot].arrive();
-  }
-
-  /// Consumers (every consumer thread): the `count`-th tile, once published. The slot is theirs until
-  /// release(count).
-  __device__ static const FwdWorkSm90& wait(SharedStorage& ring, int count) {
-    const int slot = count % kSlots;
-    ring.full[slot].wait((count / kSlots) & 1);
-    asm volatile("" ::: "memory");  // no read of the slot above the (acquiring) wait
-    return ring.work[slot];
-  }
-
-  /// Consumers: the `count`-th tile's slot (wait() returned it before), read afresh: after a compiler fence,
-  /// so that no field read from it is held in registers from the earlier reads.
-  __device__ static const FwdWorkSm90& reread(SharedStorage& ring, int count) {
-    asm volatile("" ::: "memory");
-    return ring.work[count % kSlots];
-  }
-
-  /// Consumers (every consumer thread): done reading the `count`-th tile's slot.
-  __device__ static void release(SharedStorage& ring, int count) {
-    asm volatile("" ::: "memory");  // no read of the slot below the arrival that frees it
-    ring.free[count % kSlots].arrive();
   }
 };
 
