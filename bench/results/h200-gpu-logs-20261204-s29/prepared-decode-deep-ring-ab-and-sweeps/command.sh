@@ -5,8 +5,12 @@
 #     kernels only, KVCacheCuda.* at the quick tier gating the timing;
 # (2) split sweeps (bench/decode_splits.py; split 0 is each build's own choice): paged 16 on both builds
 #     (does the base's paged rule leave short caches split where unsplit is faster, as dense at B 16 L 1k:
-#     27.5 us against 29.5?), dense on the candidate (the split model's fit with one CTA per SM);
-# (3) memcheck and racecheck of the candidate on the page-size / split-count tests.
+#     27.5 us against 29.5?), dense on the candidate (the split model's fit with one CTA per SM) and at
+#     B 1 / 4, L 32k / 128k on the base. 17 splits is past the cluster limit (16), so it goes through the
+#     combine kernel: the nearest to 16 unclustered splits, which no request can ask for. Session 21's
+#     sweep suggests clusters pack two CTAs on an SM where the hardware spreads a plain grid (B 4 L 128k:
+#     4 clusters-of-4 splits 527 us, where B 16 L 32k unsplit, the same 128 CTAs and bytes, took 483);
+# (3) memcheck of the candidate on the page-size / split-count tests (its loop is main's, deeper).
 # Prepare on main, from the repository root:
 #   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results' && gzip .ab/base.tar &&
 #   git cherry-pick b7f18e1 && git rev-parse HEAD > .ab/change_commit
@@ -33,13 +37,13 @@ sweep splits_paged16_change build-gpu/python 60 --page-size 16 --batches 4,16,64
   --splits 0,1,2,4,8
 sweep splits_paged16_base $base/build/python 60 --page-size 16 --batches 4,16,64 --lengths 1024,8192,32768 \
   --splits 0,1,2,4,8
-sweep splits_dense_change build-gpu/python 90 --batches 1,4,16 --lengths 1024,8192,32768,131072 \
-  --splits 0,1,2,4,8,16,32
+sweep splits_dense_change build-gpu/python 120 --batches 1,4,16 --lengths 1024,8192,32768,131072 \
+  --splits 0,1,2,4,8,16,17,32
+sweep splits_dense_base $base/build/python 60 --batches 1,4 --lengths 32768,131072 --splits 0,8,16,17,24,32
 san() {  # tool, filter, limit
   FLASHATTN_GPU_TIER=quick timeout $3 compute-sanitizer --tool $1 build-gpu/tests/flashattn_tests_gpu \
     --gtest_filter="$2" > $L/sanitizer_$1.log 2>&1
   echo "$1 rc=$? at $((SECONDS - t0)) s"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" $L/sanitizer_$1.log | head -4
 }
 san memcheck 'KVCacheCuda.PageSizesAndEdgeLengthsMatchOracle:KVCacheCuda.SplitCountsAgreeWithinRounding' 60
-san racecheck 'KVCacheCuda.PageSizesAndEdgeLengthsMatchOracle' 40
 echo "done at $((SECONDS - t0)) s"
