@@ -45,5 +45,7 @@ san() {  # tool, filter, limit
     --gtest_filter="$2" > $L/sanitizer_$1.log 2>&1
   echo "$1 rc=$? at $((SECONDS - t0)) s"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" $L/sanitizer_$1.log | head -4
 }
+python3 bench/decode_splits_report.py $L/splits_paged16_change.json $L/splits_paged16_base.json --vs
+python3 bench/decode_splits_report.py $L/splits_dense_change.json $L/splits_dense_base.json --vs
 san memcheck 'KVCacheCuda.PageSizesAndEdgeLengthsMatchOracle:KVCacheCuda.SplitCountsAgreeWithinRounding' 60
 echo "done at $((SECONDS - t0)) s"
