@@ -15,7 +15,11 @@ one persistent CTA per SM to share the tiles: in order as each CTA frees up (wha
 the hardware's order for a CTA per tile), in order but each next tile taken as the CTA starts its current one
 or 4 steps before its end, a fixed share (every sms-th tile), and the forward scheduler's
 snake (rounds alternately reversed), as the largest CTA total over the mean (docs/PERF.md, backward session
-27)."""
+27).
+
+--sections compares, taken in order, the tile orders of core::bwd_heads_per_section: before session 29 (one
+global longest-first order up to 4 waves, else key blocks fastest) and with sections of (batch, kv head)
+pairs whose Q, dO and fp32 dQ rows fit 32 MiB of L2 beyond 4 waves (docs/PERF.md, backward session 29)."""
 import argparse
 import heapq
 
@@ -88,6 +92,44 @@ def persistent(sms=132):
                   f"fixed share {fixed_share(ctas, sms) / ideal:.3f}, snake {snake(ctas, sms) / ideal:.3f}")
 
 
+def sectioned_grid(batch, heads_kv, group, seqlen, section_heads, block_m=64, block_n=128):
+    """Steps of each tile in core::BwdTileCoord's order: sections of `section_heads` pairs, key blocks
+    slowest within a section."""
+    n_blocks = seqlen // block_n
+    tiles = []
+    for tile in range(batch * heads_kv * n_blocks):
+        n_block = tile % (section_heads * n_blocks) // section_heads
+        tiles.append(group * (seqlen // block_m - n_block * block_n // block_m))
+    return tiles
+
+
+def heads_per_section(batch_heads, tiles, pair_bytes, sms, budget=32 << 20, max_waves=4):
+    """core::bwd_heads_per_section under a causal mask: one order up to 4 waves, else the most pairs that
+    divide batch_heads and fit the budget (sections of one before session 29: pass budget 0)."""
+    if tiles <= max_waves * sms:
+        return batch_heads
+    fit = max(1, min(batch_heads, budget // pair_bytes))
+    return next(h for h in range(fit, 0, -1) if batch_heads % h == 0)
+
+
+def sections(sms=132):
+    cells = [(f"D {d}", d, 16384 // seqlen, heads_kv, 1, seqlen)
+             for d, heads_kv in ((64, 32), (128, 16), (256, 8)) for seqlen in (512, 1024, 2048, 4096, 8192, 16384)]
+    cells += [("GQA 32/8", 128, batch, 8, 4, seqlen) for batch, seqlen in
+              ((8, 4096), (1, 8192), (1, 16384), (1, 32768), (1, 65536), (1, 131072))]
+    for name, head_dim, batch, heads_kv, group, seqlen in cells:
+        block_n = 128 if head_dim <= 128 else 64
+        n_tiles = batch * heads_kv * (seqlen // block_n)
+        pair_bytes = group * seqlen * head_dim * (2 + 2 + 4)
+        before = heads_per_section(batch * heads_kv, n_tiles, pair_bytes, sms, budget=0)
+        after = heads_per_section(batch * heads_kv, n_tiles, pair_bytes, sms)
+        old = makespan(sectioned_grid(batch, heads_kv, group, seqlen, before, 64, block_n), sms)
+        new = makespan(sectioned_grid(batch, heads_kv, group, seqlen, after, 64, block_n), sms)
+        ideal = sum(sectioned_grid(batch, heads_kv, group, seqlen, 1, 64, block_n)) / sms
+        print(f"{name:9} B {batch:<3} S {seqlen:<7} {n_tiles:5} tiles: sections of {before:3} {old / ideal:.3f}, "
+              f"of {after:3} {new / ideal:.3f}: predicted {old / new:.3f}")
+
+
 def main(sms=132):
     cells = [("GQA 32/8", batch, 8, 4, seqlen) for batch, seqlen in
              ((8, 4096), (1, 8192), (1, 16384), (1, 32768), (1, 65536), (1, 131072))]
@@ -104,7 +146,11 @@ def main(sms=132):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--persistent", action="store_true")
-    if parser.parse_args().persistent:
+    parser.add_argument("--sections", action="store_true")
+    args = parser.parse_args()
+    if args.persistent:
         persistent()
+    elif args.sections:
+        sections()
     else:
         main()
