@@ -105,9 +105,8 @@ constexpr long long fwd_kv_heads_per_section(long long kv_heads, long long kv_he
 }
 
 /// Bytes of L2 the Hopper backward's sectioned order (bwd_heads_per_section) gives the Q, dO and fp32 dQ
-/// accumulator rows of the heads whose key blocks run at once: half the forward's budget, about what key
-/// blocks fastest kept in flight (a wave of 132 tiles over 33 pairs at S 512, D 128).
-inline constexpr long long kBwdSectionL2Bytes = 16LL << 20;
+/// accumulator rows of the heads whose key blocks run at once: the forward's budget.
+inline constexpr long long kBwdSectionL2Bytes = kFwdSectionL2Bytes;
 
 /// The order of the Hopper backward's tiles (key block, batch * kv head) as the size of its sections: the
 /// order runs `s` of the call's `batch_heads` (batch, kv head) pairs at a time, and within them longest
