@@ -27,10 +27,9 @@ peers() {  # log name, limit, peers.py arguments
 }
 peers bwd 110 --op bwd --impls flashattn,flashattn_det,cudnn
 peers bwd_gqa_long 90 --op bwd --grid gqa-long --impls flashattn,cudnn
-san() {  # tool, filter, limit
-  FLASHATTN_GPU_TIER=quick timeout $3 compute-sanitizer --tool $1 build-gpu/tests/flashattn_tests_gpu \
-    --gtest_filter="$2" > $L/sanitizer_$1.log 2>&1
-  echo "$1 rc=$? at $((SECONDS - t0)) s"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" $L/sanitizer_$1.log | head -4
+san() {  # tool, gtest filter, limit: scripts/gpu's sanitizer step on the change's build
+  FLASHATTN_GPU_STEPS=$1 FLASHATTN_SANITIZER_FILTER=$2 FLASHATTN_SANITIZER_TIMEOUT=$3 scripts/gpu $L/$1 | tail -2
+  echo "$1 at $((SECONDS - t0)) s"
 }
 san racecheck 'CudaBackwardSm90.VarlenCausalRowsWithoutKeys' 30
 san synccheck 'CudaBackwardSm90.Deterministic*' 30

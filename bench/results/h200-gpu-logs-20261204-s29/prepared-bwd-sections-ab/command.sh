@@ -24,8 +24,7 @@ echo "ab rc=$? at $((SECONDS - t0)) s"; grep "^ab:" $L/ab.log; cat $L/ab/ab.txt
 grep -hE "OK|PASSED|FAILED|tests," $L/ab/tests*.log | head -12
 rm -rf $L/ab/change/build.log
 grep -q "PASSED" $L/ab/tests.log || { echo "the change's tests did not pass: nothing more"; exit 0; }
-FLASHATTN_GPU_TIER=quick timeout 60 compute-sanitizer --tool memcheck build-gpu/tests/flashattn_tests_gpu \
-  --gtest_filter='CudaBackwardSm90.VarlenCausalRowsWithoutKeys:CudaBackwardSm90.SweepMatchesOracle' \
-  > $L/sanitizer_memcheck.log 2>&1
-echo "memcheck rc=$? at $((SECONDS - t0)) s"; grep -E "ERROR SUMMARY|PASSED|FAILED" $L/sanitizer_memcheck.log | head -3
+FLASHATTN_GPU_STEPS=memcheck FLASHATTN_SANITIZER_TIMEOUT=60 \
+  FLASHATTN_SANITIZER_FILTER='CudaBackwardSm90.VarlenCausalRowsWithoutKeys:CudaBackwardSm90.SweepMatchesOracle' \
+  scripts/gpu $L/memcheck | tail -2
 echo "done at $((SECONDS - t0)) s"

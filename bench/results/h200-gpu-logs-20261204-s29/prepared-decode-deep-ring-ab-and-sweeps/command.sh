@@ -40,12 +40,9 @@ sweep splits_paged16_base $base/build/python 60 --page-size 16 --batches 4,16,64
 sweep splits_dense_change build-gpu/python 120 --batches 1,4,16 --lengths 1024,8192,32768,131072 \
   --splits 0,1,2,4,8,16,17,32
 sweep splits_dense_base $base/build/python 60 --batches 1,4 --lengths 32768,131072 --splits 0,8,16,17,24,32
-san() {  # tool, filter, limit
-  FLASHATTN_GPU_TIER=quick timeout $3 compute-sanitizer --tool $1 build-gpu/tests/flashattn_tests_gpu \
-    --gtest_filter="$2" > $L/sanitizer_$1.log 2>&1
-  echo "$1 rc=$? at $((SECONDS - t0)) s"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" $L/sanitizer_$1.log | head -4
-}
 python3 bench/decode_splits_report.py $L/splits_paged16_change.json $L/splits_paged16_base.json --vs
 python3 bench/decode_splits_report.py $L/splits_dense_change.json $L/splits_dense_base.json --vs
-san memcheck 'KVCacheCuda.PageSizesAndEdgeLengthsMatchOracle:KVCacheCuda.SplitCountsAgreeWithinRounding' 60
+FLASHATTN_GPU_STEPS=memcheck FLASHATTN_SANITIZER_TIMEOUT=60 \
+  FLASHATTN_SANITIZER_FILTER='KVCacheCuda.PageSizesAndEdgeLengthsMatchOracle:KVCacheCuda.SplitCountsAgreeWithinRounding' \
+  scripts/gpu $L/memcheck | tail -2
 echo "done at $((SECONDS - t0)) s"
