@@ -19,7 +19,11 @@ snake (rounds alternately reversed), as the largest CTA total over the mean (doc
 
 --sections compares, taken in order, the tile orders of core::bwd_heads_per_section: before session 29 (one
 global longest-first order up to 4 waves, else key blocks fastest) and with sections of (batch, kv head)
-pairs whose Q, dO and fp32 dQ rows fit 32 MiB of L2 beyond 4 waves (docs/PERF.md, backward session 29)."""
+pairs whose Q, dO and fp32 dQ rows fit 32 MiB of L2 beyond 4 waves (docs/PERF.md, backward session 29).
+
+--tail prints, without a mask (every tile equally long), the grid's time over its ideal as it is and with
+the last (tiles mod SMs) tiles' query walks split in P parts (a candidate not yet built, docs/PERF.md,
+backward session 29)."""
 import argparse
 import heapq
 
@@ -130,6 +134,19 @@ def sections(sms=132):
               f"of {after:3} {new / ideal:.3f}: predicted {old / new:.3f}")
 
 
+def tail(sms=132):
+    for name, block_n, heads in (("D 64", 128, 32), ("D 128", 128, 16), ("D 256", 64, 8)):
+        for seqlen in (512, 1024, 2048, 4096, 8192, 16384):
+            tiles = 16384 // seqlen * heads * (seqlen // block_n)
+            rest = tiles % sms
+            whole = [1.0] * (tiles - rest)
+            cells = [f"{name:6} S {seqlen:<6} {tiles:5} tiles: as is {makespan(whole + [1.0] * rest, sms) * sms / tiles:.3f}"]
+            for parts in (2, 3, 4):
+                split = makespan(whole + [1.0 / parts] * (rest * parts), sms) * sms / tiles
+                cells.append(f"{parts} parts {split:.3f}")
+            print(", ".join(cells))
+
+
 def main(sms=132):
     cells = [("GQA 32/8", batch, 8, 4, seqlen) for batch, seqlen in
              ((8, 4096), (1, 8192), (1, 16384), (1, 32768), (1, 65536), (1, 131072))]
@@ -147,10 +164,13 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--persistent", action="store_true")
     parser.add_argument("--sections", action="store_true")
+    parser.add_argument("--tail", action="store_true")
     args = parser.parse_args()
     if args.persistent:
         persistent()
     elif args.sections:
         sections()
+    elif args.tail:
+        tail()
     else:
         main()
