@@ -78,28 +78,4 @@ FLASHATTN_HOST_DEVICE int bwd_last_key_block(int m_block, int block_m, int block
   return static_cast<int>((key < last_key ? key : last_key) / block_n);
 }
 
-/// Unit `unit` of a grid of `whole_tiles` whole tiles followed by tiles whose query walks are split in
-/// `parts` parts each (core::bwd_tail_parts), the parts of one tile adjacent: its tile and its part (0 for
-/// a whole tile). Every unit below whole_tiles + (tiles - whole_tiles) * parts names one (tile, part).
-struct BwdTileUnit {
-  int tile;
-  int part;
-  FLASHATTN_HOST_DEVICE BwdTileUnit(int unit, int whole_tiles, int parts) {
-    if (unit < whole_tiles) {
-      tile = unit;
-      part = 0;
-    } else {
-      const int split = unit - whole_tiles;
-      tile = whole_tiles + split / parts;
-      part = split - (tile - whole_tiles) * parts;
-    }
-  }
-};
-
-/// The first query block of part `part` of `parts` of the walk [m_begin, m_end): part p walks
-/// [bwd_part_begin(p), bwd_part_begin(p + 1)), consecutive, as even as whole blocks allow.
-FLASHATTN_HOST_DEVICE int bwd_part_begin(int m_begin, int m_end, int part, int parts) {
-  return m_begin + static_cast<int>(std::int64_t{m_end - m_begin} * part / parts);
-}
-
 }  // namespace flashattn::core

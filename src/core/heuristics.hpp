@@ -112,40 +112,6 @@ constexpr bool bwd_ctas_longest_first(bool right_window_bounded, long long ctas,
   return right_window_bounded && ctas <= kMaxWaves * sms;
 }
 
-/// The most tiles of a Hopper backward grid whose query walks bwd_tail_parts splits: the workspace holds
-/// partial dK and dV for this many (BwdWorkspace). Above the SM count of every Hopper part (132 on H100 SXM
-/// and H200), and tiles mod SMs is below it.
-inline constexpr long long kBwdMaxTailTiles = 160;
-
-/// Whether the Hopper backward may split the query walks of its last tiles (bwd_tail_parts): every tile is
-/// as long as every other (no window bound on either side; one length for every sequence), and the run is
-/// not deterministic (its dQ turns count on one CTA per key block).
-constexpr bool bwd_tail_splittable(bool windows_unbounded, bool varlen, bool deterministic) {
-  return windows_unbounded && !varlen && !deterministic;
-}
-
-/// Into how many parts the Hopper backward splits the query walk of each of its last `tiles mod sms` tiles
-/// (every tile, with fewer tiles than SMs), 1 for none; each part adds its dK and dV into the next in a
-/// fixed order (the last writes them), so the result is as reproducible as with whole tiles.
-/// With equal tiles taken in order, a grid of `tiles` on `sms` SMs takes ceil(tiles / sms) tile times: at
-/// B·S = 16k, 2048 tiles (D 128 / 256) or 4096 (D 64) on 132 SMs, 16 and 32 where the work is 15.52 and
-/// 31.03, 1.031x the ideal at every S (bench/bwd_schedule_sim.py --tail). The last r = tiles mod sms tiles
-/// split in P parts take ceil(r P / sms) / P of a tile time instead of one: P = 3 at r = 68 (2 / 3: 1.010x
-/// the ideal), P = 4 at r = 4 (1 / 4). P from 2 to 4, each part at least two query blocks, and only where
-/// the tail gets shorter. Not yet measured (docs/PERF.md, backward session 29).
-constexpr int bwd_tail_parts(bool splittable, long long tiles, int sms, int m_blocks) {
-  if (!splittable || sms <= 0 || tiles <= 0) return 1;
-  const long long rest = tiles % sms;
-  if (rest == 0 || rest > kBwdMaxTailTiles) return 1;
-  int best = 1;
-  long long best_rounds = 1;  // the tail's time is best_rounds / best tile times
-  for (int parts = 2; parts <= 4 && 2 * parts <= m_blocks; ++parts) {
-    const long long rounds = (rest * parts + sms - 1) / sms;
-    if (rounds * best < best_rounds * parts) best = parts, best_rounds = rounds;
-  }
-  return best;
-}
-
 /// Whether the Hopper backward's key block n walks its query blocks from n mod blocks (wrapping) rather
 /// than from the first: for a tile that asks for it (BwdTileSm90::rotated_walk, where a step adds the most
 /// dQ per FLOP), only with an unbounded right window and only when not deterministic.

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "core/bwd_blocks.hpp"
@@ -108,46 +107,6 @@ TEST(BwdBlocks, RangesMatchABruteForceCountOverRowsAndKeys) {
         for (const auto& [block_m, block_n] : blocks) {
           check({seqlen_q, seqlen_k, left, right, block_m, block_n});
         }
-      }
-    }
-  }
-}
-
-// The units of a grid whose last tiles are split: every (tile, part) once, a split tile's parts adjacent
-// and in order; and the parts of a walk cover it exactly, in order, none empty when each may have two blocks.
-TEST(BwdBlocks, SplitTailUnitsAndPartsCoverEveryTileAndBlockOnce) {
-  for (const auto& [tiles, whole, parts] : std::vector<std::tuple<int, int, int>>{
-           {2048, 1980, 3}, {4096, 4092, 4}, {16, 0, 4}, {10, 10, 1}, {7, 5, 2}}) {
-    std::vector<int> seen(static_cast<std::size_t>(tiles) * parts, 0);
-    int previous_tile = -1, previous_part = parts - 1;
-    for (int unit = 0; unit < whole + (tiles - whole) * parts; ++unit) {
-      const BwdTileUnit u(unit, whole, parts);
-      ASSERT_GE(u.tile, 0);
-      ASSERT_LT(u.tile, tiles);
-      ASSERT_GE(u.part, 0);
-      ASSERT_LT(u.part, u.tile < whole ? 1 : parts);
-      ++seen[static_cast<std::size_t>(u.tile) * parts + u.part];
-      // In order: the next part of the same tile, or part 0 of the next tile.
-      if (u.part > 0) {
-        EXPECT_EQ(u.tile, previous_tile);
-        EXPECT_EQ(u.part, previous_part + 1);
-      } else {
-        EXPECT_EQ(u.tile, previous_tile + 1);
-      }
-      previous_tile = u.tile;
-      previous_part = u.part;
-    }
-    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(whole + (tiles - whole) * parts));
-  }
-  for (const auto& [begin, end] : std::vector<std::pair<int, int>>{{0, 8}, {0, 256}, {3, 10}, {0, 11}}) {
-    for (int parts = 1; parts <= 4 && 2 * parts <= end - begin; ++parts) {
-      EXPECT_EQ(bwd_part_begin(begin, end, 0, parts), begin);
-      EXPECT_EQ(bwd_part_begin(begin, end, parts, parts), end);
-      for (int part = 0; part < parts; ++part) {
-        const int blocks =
-            bwd_part_begin(begin, end, part + 1, parts) - bwd_part_begin(begin, end, part, parts);
-        EXPECT_GE(blocks, 2) << begin << ".." << end << " in " << parts;
-        EXPECT_LE(blocks, (end - begin + parts - 1) / parts);
       }
     }
   }

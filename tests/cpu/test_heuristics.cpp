@@ -49,25 +49,6 @@ TEST(Heuristics, BackwardRunsLongestFirstOnlyForCausalGridsOfFourWaves) {
   EXPECT_FALSE(bwd_ctas_longest_first(true, 2048, 132));         // the B·S = 16k grid: 0.69-1.00x
 }
 
-// The last tiles' walks split only where every tile is equally long, in the parts (2-4, each at least two
-// query blocks) that shorten the tail most, and not at all when the tiles fill whole waves.
-TEST(Heuristics, BackwardSplitsTheWalksOfItsLastTilesOnlyWhereThatShortensTheTail) {
-  EXPECT_TRUE(bwd_tail_splittable(true, false, false));
-  EXPECT_FALSE(bwd_tail_splittable(false, false, false));  // a window bound (causal): tiles differ
-  EXPECT_FALSE(bwd_tail_splittable(true, true, false));    // varlen: sequences differ
-  EXPECT_FALSE(bwd_tail_splittable(true, false, true));    // deterministic: one CTA per key block's turns
-  EXPECT_EQ(bwd_tail_parts(true, 2048, 132, 256), 3);      // D 128 B·S = 16k: 68 left, in thirds 2 / 3
-  EXPECT_EQ(bwd_tail_parts(true, 2048, 132, 8), 3);        // S 512: 8 query blocks, parts of 2-3
-  EXPECT_EQ(bwd_tail_parts(true, 4096, 132, 256), 4);      // D 64: 4 left
-  EXPECT_EQ(bwd_tail_parts(true, 16, 132, 64), 4);         // fewer tiles than SMs
-  EXPECT_EQ(bwd_tail_parts(true, 16 * 132, 132, 256), 1);  // whole waves
-  EXPECT_EQ(bwd_tail_parts(true, 2048, 132, 5), 1);        // two parts at most, and halves do not help
-  EXPECT_EQ(bwd_tail_parts(true, 2048, 132, 3), 1);        // one query block a part: not split
-  EXPECT_EQ(bwd_tail_parts(true, 170, 200, 64), 1);        // more left than the workspace has room for
-  EXPECT_EQ(bwd_tail_parts(false, 2048, 132, 256), 1);
-  EXPECT_EQ(bwd_tail_parts(true, 2048, 0, 256), 1);  // SM count unknown
-}
-
 // The rotated walk only where the tile asks for it, with no right window bound (causal walks start on the
 // diagonal already) and never in deterministic mode (its semaphores assume ascending query blocks).
 TEST(Heuristics, BackwardRotatesTheWalkOnlyForUnboundedNonDeterministicRuns) {

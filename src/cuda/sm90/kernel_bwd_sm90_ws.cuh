@@ -26,7 +26,6 @@
 #include "cuda/sm90/mainloop_bwd_sm90_tma_wgmma.cuh"
 #include "cuda/sm90/params_bwd_sm90.cuh"
 #include "cuda/sm90/register_split_sm90.hpp"
-#include "cuda/sm90/tail_parts_bwd_sm90.cuh"
 
 namespace flashattn::cuda::sm90 {
 
@@ -143,14 +142,6 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
       smem.kv_empty.arrive();
     };
     if constexpr (Layouts::kEpilogueInDs) release_key_buffers();
-    // A part of a split tile adds the earlier parts' dK / dV, and only the last part writes them.
-    if (work.parts > 1 &&
-        !add_tail_parts<Layouts::kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers)>(
-            params.base.workspace, work.tail_slot, work.part, work.parts, thread, kBlockN * kHeadDim, acc_dk,
-            acc_dv)) {
-      if constexpr (!Layouts::kEpilogueInDs) release_key_buffers();
-      return;
-    }
 
     const std::int64_t k_row0 = p.k_start(work.batch) + work.n0;
     Tensor gdK =
