@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Prepared in session 29 as its call 2, which got no machine: not yet run.
-# (1) A/B at D 64: the deferred dQ hand-over for D 64 alone (ab189ca, the working tree) against main's
+# (1) A/B at D 64: the deferred dQ hand-over for D 64 alone (a0eddfe, the working tree) against main's
 # persistent kernel without it, CudaBackwardSm90.* gating the timing. (2) With the
 # change's build (D 64/128/256, bf16): the backward grid, flashattn, flashattn_det and cuDNN in one
 # bench/peers.py run, and the long-context GQA grid, flashattn and cuDNN. (3) compute-sanitizer racecheck,
 # synccheck and memcheck of the persistent kernel on quick-tier tests.
 # Prepare on main, from the repository root:
 #   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results' && gzip .ab/base.tar &&
-#   git cherry-pick ab189ca && git rev-parse HEAD > .ab/change_commit
+#   git cherry-pick a0eddfe && git rev-parse HEAD > .ab/change_commit
 # Carry [".ab", "third_party/cutlass"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 585).
 set -uo pipefail
 export FLASHATTN_COMMIT=$(cat .ab/change_commit)

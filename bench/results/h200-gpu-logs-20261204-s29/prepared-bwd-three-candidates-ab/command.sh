@@ -2,7 +2,7 @@
 # Prepared in session 29 (no machine was lent after its first call): not yet run. The cheapest way to the
 # three backward candidates: one scripts/ab call, one base build and one set of base runs, on the whole
 # backward grid (D 64 / 128 / 256, full and causal, bf16):
-#   change (working tree): the D 64 deferred dQ hand-over (ab189ca; D 64 cells only);
+#   change (working tree): the D 64 deferred dQ hand-over (a0eddfe; D 64 cells only);
 #   c1: the tile order in sections (8e13598; causal cells only);
 #   c2: the split tail (9eb2e7a; full cells only).
 # Each touches its own cells, so the one grid measures all three, the other cells being each one's control.
@@ -14,7 +14,7 @@
 #   for c in 1:8e13598 2:9eb2e7a; do rm -rf /tmp/c${c%%:*} && git worktree add --detach /tmp/c${c%%:*} HEAD &&
 #     (cd /tmp/c${c%%:*} && git cherry-pick ${c#*:} &&
 #      git archive HEAD -o /work/main/.ab/c${c%%:*}.tar -- . ':!bench/results'); done &&
-#   gzip .ab/*.tar && git cherry-pick ab189ca && git rev-parse HEAD > .ab/change_commit
+#   gzip .ab/*.tar && git cherry-pick a0eddfe && git rev-parse HEAD > .ab/change_commit
 # Carry [".ab", "third_party/cutlass"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 585).
 set -uo pipefail
 export FLASHATTN_COMMIT=$(cat .ab/change_commit)
