@@ -3,13 +3,9 @@
 // (backward_workspace_size() gives the size); else the library allocates it on the call's stream.
 // Plain layout arithmetic, shared by the host (sizes) and the kernels (indices).
 //
-// Where the Hopper backward may split its last tiles' walks (core::bwd_tail_splittable), room for their
-// parts' partial dK and dV (fp32, kBwdMaxTailTiles tiles of tail_tile_elements(p) each).
-//
 // Then the counters, zeroed before the main kernel: the tile counter from which the persistent Hopper
-// kernel's CTAs take their next tile, with split tiles one flag each (the parts added into it so far), and
-// in deterministic runs one int per (batch, head, query block): the dQ semaphore that orders the key
-// blocks' additions to that block's accumulator.
+// kernel's CTAs take their next tile, and in deterministic runs one int per (batch, head, query block): the
+// dQ semaphore that orders the key blocks' additions to that block's accumulator.
 //
 // Tokens: dense sequence b row i is token b * max_seqlen_q + i; varlen it is cu_seqlens_q[b] + i. Either
 // way every token is below batch * max_seqlen_q (a varlen sequence is at most max_seqlen_q long), so that
@@ -19,7 +15,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/heuristics.hpp"
 #include "core/host_device.hpp"
 #include "core/params.hpp"
 
@@ -29,24 +24,11 @@ struct BwdWorkspace {
   /// The smallest query block of any backward kernel: the semaphores are counted per block of this many
   /// rows, so max_bytes() covers every kernel (a kernel's block_m must be a multiple of it).
   static constexpr int kMinBlockM = 32;
-  /// Keys per tile that the room for a split tile's partials allows at head dims up to 128, and the head
-  /// dim above which it is 128 x 128 elements (BLOCK_N x HEAD_DIM: 128 x 64, 128 x 128, 64 x 256).
-  static constexpr int kTailBlockN = 128;
-  static constexpr int kTailMaxHeadDim = 128;
-  /// Elements of dK (or dV) a split tile's partial has room for: kTailBlockN x min(D, kTailMaxHeadDim).
-  static constexpr std::size_t tail_tile_elements(int head_dim) {
-    return std::size_t{kTailBlockN} * (head_dim < kTailMaxHeadDim ? head_dim : kTailMaxHeadDim);
-  }
 
   float* lse_log2 = nullptr;    ///< (H, tokens): lse * log2(e); +inf where lse = -inf, so exp2(t - it) = 0.
   float* dsum = nullptr;        ///< (H, tokens): D_i = rowsum(dO_i ∘ O_i).
   float* dq_accum = nullptr;    ///< (tokens, H, D): sum over key blocks of dS · K, unscaled.
   int* tile_counter = nullptr;  ///< Tiles taken by the persistent kernel's CTAs beyond their first.
-  /// Split tail tiles only (else null): tile t's partial dK, then dV (a kernel of BLOCK_N x HEAD_DIM tiles
-  /// keeps each tile's 2 * BLOCK_N * HEAD_DIM floats from t * 2 * BLOCK_N * HEAD_DIM, within
-  /// tail_tile_elements(p) each), and how many of its parts have added into them.
-  float* tail_partials = nullptr;
-  int* tail_flags = nullptr;
   /// Deterministic runs only (else null): (B, H, m_blocks) key blocks done adding into each query block.
   int* dq_semaphore = nullptr;
   std::int64_t tokens = 0;
@@ -67,8 +49,6 @@ struct BwdWorkspace {
     w.dsum = reinterpret_cast<float*>(bytes + o.dsum);
     w.dq_accum = reinterpret_cast<float*>(bytes + o.dq_accum);
     w.tile_counter = reinterpret_cast<int*>(bytes + o.tile_counter);
-    w.tail_partials = tail_tiles(p) > 0 ? reinterpret_cast<float*>(bytes + o.tail_partials) : nullptr;
-    w.tail_flags = tail_tiles(p) > 0 ? reinterpret_cast<int*>(bytes + o.tail_flags) : nullptr;
     w.dq_semaphore = p.deterministic ? reinterpret_cast<int*>(bytes + o.dq_semaphore) : nullptr;
     w.tokens = tokens_of(p);
     w.m_blocks = m_blocks_of(p, block_m);
@@ -101,15 +81,10 @@ struct BwdWorkspace {
   static int m_blocks_of(const BackwardParams& p, int block_m) {
     return (p.max_seqlen_q + block_m - 1) / block_m;
   }
-  /// Tiles whose parts' partials the workspace has room for.
-  static std::size_t tail_tiles(const BackwardParams& p) {
-    const bool unbounded = p.window_left >= kUnboundedWindow && p.window_right >= kUnboundedWindow;
-    return bwd_tail_splittable(unbounded, p.is_varlen(), p.deterministic) ? kBwdMaxTailTiles : 0;
-  }
 
   /// Byte offsets of the parts in order, each rounded up to 256 bytes, and the end of the last.
   struct Offsets {
-    std::size_t lse_log2, dsum, dq_accum, tail_partials, tile_counter, tail_flags, dq_semaphore, end;
+    std::size_t lse_log2, dsum, dq_accum, tile_counter, dq_semaphore, end;
   };
   static Offsets offsets(const BackwardParams& p, int block_m) {
     const std::size_t stats = static_cast<std::size_t>(tokens_of(p)) * p.heads;
@@ -118,10 +93,8 @@ struct BwdWorkspace {
     o.lse_log2 = 0;
     o.dsum = o.lse_log2 + bytes_of(stats);
     o.dq_accum = o.dsum + bytes_of(stats);
-    o.tail_partials = o.dq_accum + bytes_of(stats * p.head_dim);
-    o.tile_counter = o.tail_partials + bytes_of(tail_tiles(p) * 2 * tail_tile_elements(p.head_dim));
-    o.tail_flags = o.tile_counter + bytes_of(1);
-    o.dq_semaphore = o.tail_flags + bytes_of(tail_tiles(p));  // int and float are both 4 bytes
+    o.tile_counter = o.dq_accum + bytes_of(stats * p.head_dim);
+    o.dq_semaphore = o.tile_counter + bytes_of(1);
     const std::size_t semaphores =
         p.deterministic ? static_cast<std::size_t>(p.batch) * p.heads * m_blocks_of(p, block_m) : 0;
     o.end = o.dq_semaphore + bytes_of(semaphores);  // int and float are both 4 bytes

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "core/bwd_blocks.hpp"
@@ -109,80 +108,6 @@ TEST(BwdBlocks, RangesMatchABruteForceCountOverRowsAndKeys) {
           check({seqlen_q, seqlen_k, left, right, block_m, block_n});
         }
       }
-    }
-  }
-}
-
-// The units of a grid whose last tiles are split: every (tile, part) once, a split tile's parts adjacent
-// and in order; and the parts of a walk cover it exactly, in order, none empty when each may have two blocks.
-TEST(BwdBlocks, SplitTailUnitsAndPartsCoverEveryTileAndBlockOnce) {
-  for (const auto& [tiles, whole, parts] : std::vector<std::tuple<int, int, int>>{
-           {2048, 1980, 3}, {4096, 4092, 4}, {16, 0, 4}, {10, 10, 1}, {7, 5, 2}}) {
-    std::vector<int> seen(static_cast<std::size_t>(tiles) * parts, 0);
-    int previous_tile = -1, previous_part = parts - 1;
-    for (int unit = 0; unit < whole + (tiles - whole) * parts; ++unit) {
-      const BwdTileUnit u(unit, whole, parts);
-      ASSERT_GE(u.tile, 0);
-      ASSERT_LT(u.tile, tiles);
-      ASSERT_GE(u.part, 0);
-      ASSERT_LT(u.part, u.tile < whole ? 1 : parts);
-      ++seen[static_cast<std::size_t>(u.tile) * parts + u.part];
-      // In order: the next part of the same tile, or part 0 of the next tile.
-      if (u.part > 0) {
-        EXPECT_EQ(u.tile, previous_tile);
-        EXPECT_EQ(u.part, previous_part + 1);
-      } else {
-        EXPECT_EQ(u.tile, previous_tile + 1);
-      }
-      previous_tile = u.tile;
-      previous_part = u.part;
-    }
-    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(whole + (tiles - whole) * parts));
-  }
-  for (const auto& [begin, end] : std::vector<std::pair<int, int>>{{0, 8}, {0, 256}, {3, 10}, {0, 11}}) {
-    for (int parts = 1; parts <= 4 && 2 * parts <= end - begin; ++parts) {
-      EXPECT_EQ(bwd_part_begin(begin, end, 0, parts), begin);
-      EXPECT_EQ(bwd_part_begin(begin, end, parts, parts), end);
-      for (int part = 0; part < parts; ++part) {
-        const int blocks =
-            bwd_part_begin(begin, end, part + 1, parts) - bwd_part_begin(begin, end, part, parts);
-        EXPECT_GE(blocks, 2) << begin << ".." << end << " in " << parts;
-        EXPECT_LE(blocks, (end - begin + parts - 1) / parts);
-      }
-    }
-  }
-}
-
-// The tile order: every (key block, pair) once; sections of `section_heads` pairs in turn, each pair's key
-// block 0 first, then each one's key block 1, ...; a section of every pair is one global longest-first
-// order, a section of one pair runs its key blocks in turn (key blocks fastest).
-TEST(BwdBlocks, TileOrderVisitsEveryTileOnceSectionBySection) {
-  for (const auto& [batch_heads, n_blocks] :
-       std::vector<std::pair<int, int>>{{1, 1}, {6, 4}, {64, 32}, {24, 7}}) {
-    for (int section_heads = 1; section_heads <= batch_heads; ++section_heads) {
-      if (batch_heads % section_heads != 0) continue;
-      std::vector<int> seen(static_cast<std::size_t>(batch_heads) * n_blocks, 0);
-      for (int tile = 0; tile < batch_heads * n_blocks; ++tile) {
-        const BwdTileCoord coord(tile, section_heads, n_blocks);
-        ASSERT_GE(coord.n_block, 0);
-        ASSERT_LT(coord.n_block, n_blocks);
-        ASSERT_GE(coord.batch_head, 0);
-        ASSERT_LT(coord.batch_head, batch_heads);
-        ++seen[static_cast<std::size_t>(coord.batch_head) * n_blocks + coord.n_block];
-        const int section = tile / (section_heads * n_blocks);
-        EXPECT_EQ(coord.batch_head / section_heads, section) << "tile " << tile;
-        EXPECT_EQ(coord.n_block, tile % (section_heads * n_blocks) / section_heads) << "tile " << tile;
-      }
-      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(seen.size()))
-          << batch_heads << " pairs, " << n_blocks << " key blocks, sections of " << section_heads;
-    }
-    for (int tile = 0; tile < batch_heads * n_blocks; ++tile) {
-      const BwdTileCoord global(tile, batch_heads, n_blocks);
-      EXPECT_EQ(global.n_block, tile / batch_heads);
-      EXPECT_EQ(global.batch_head, tile % batch_heads);
-      const BwdTileCoord one(tile, 1, n_blocks);
-      EXPECT_EQ(one.n_block, tile % n_blocks);
-      EXPECT_EQ(one.batch_head, tile / n_blocks);
     }
   }
 }

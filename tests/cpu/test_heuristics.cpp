@@ -39,42 +39,14 @@ TEST(Heuristics, Sm90ForwardPairsTilesOfManyHeadsUnderAMask) {
   EXPECT_FALSE(fwd_tiles_paired(false, 32 * 16, 4, 132));  // no mask: tiles are equal
 }
 
-// One global longest-first order under a right window bound up to 4 waves of tiles, where it was measured
-// faster (GQA B 1, S 8k: 512 tiles on 132 SMs); beyond, sections of (batch, kv head) pairs whose query-side
-// bytes fit the L2 budget, a divisor of the pairs; key blocks fastest (sections of one) without the bound.
-TEST(Heuristics, BackwardSectionsItsTilesOnlyUnderARightWindowBound) {
-  constexpr long long kBudget = kBwdSectionL2Bytes;
-  EXPECT_EQ(bwd_heads_per_section(true, 8, 512, 132, kBudget), 8);  // GQA B 1, S 8k: one order
-  EXPECT_EQ(bwd_heads_per_section(true, 8, 4 * 132, 132, kBudget), 8);
-  EXPECT_EQ(bwd_heads_per_section(true, 8, 4 * 132 + 1, 132, kBudget), 1);   // a pair fills the budget
-  EXPECT_EQ(bwd_heads_per_section(false, 512, 2048, 132, kBudget / 64), 1);  // full attention: blocks equal
-  // The causal grid of B·S = 16k (2048 tiles and more): as many pairs as fit, a divisor of their count.
-  EXPECT_EQ(bwd_heads_per_section(true, 64, 2048, 132, kBudget / 8), 8);
-  EXPECT_EQ(bwd_heads_per_section(true, 512, 2048, 132, kBudget / 64), 64);
-  EXPECT_EQ(bwd_heads_per_section(true, 24, 2048, 132, kBudget / 8), 8);  // the largest divisor that fits
-  EXPECT_EQ(bwd_heads_per_section(true, 7, 2048, 132, kBudget / 8), 7);   // all of them fit
-  EXPECT_EQ(bwd_heads_per_section(true, 13, 2048, 132, kBudget / 8), 1);  // a prime above the fit: one each
-  EXPECT_EQ(bwd_heads_per_section(true, 64, 2048, 132, kBudget * 2), 1);  // not even one fits
-  EXPECT_EQ(bwd_heads_per_section(true, 64, 2048, 132, 0), 64);           // nothing to hold: one order
-}
-
-// The last tiles' walks split only where every tile is equally long, in the parts (2-4, each at least two
-// query blocks) that shorten the tail most, and not at all when the tiles fill whole waves.
-TEST(Heuristics, BackwardSplitsTheWalksOfItsLastTilesOnlyWhereThatShortensTheTail) {
-  EXPECT_TRUE(bwd_tail_splittable(true, false, false));
-  EXPECT_FALSE(bwd_tail_splittable(false, false, false));  // a window bound (causal): tiles differ
-  EXPECT_FALSE(bwd_tail_splittable(true, true, false));    // varlen: sequences differ
-  EXPECT_FALSE(bwd_tail_splittable(true, false, true));    // deterministic: one CTA per key block's turns
-  EXPECT_EQ(bwd_tail_parts(true, 2048, 132, 256), 3);      // D 128 B·S = 16k: 68 left, in thirds 2 / 3
-  EXPECT_EQ(bwd_tail_parts(true, 2048, 132, 8), 3);        // S 512: 8 query blocks, parts of 2-3
-  EXPECT_EQ(bwd_tail_parts(true, 4096, 132, 256), 4);      // D 64: 4 left
-  EXPECT_EQ(bwd_tail_parts(true, 16, 132, 64), 4);         // fewer tiles than SMs
-  EXPECT_EQ(bwd_tail_parts(true, 16 * 132, 132, 256), 1);  // whole waves
-  EXPECT_EQ(bwd_tail_parts(true, 2048, 132, 5), 1);        // two parts at most, and halves do not help
-  EXPECT_EQ(bwd_tail_parts(true, 2048, 132, 3), 1);        // one query block a part: not split
-  EXPECT_EQ(bwd_tail_parts(true, 170, 200, 64), 1);        // more left than the workspace has room for
-  EXPECT_EQ(bwd_tail_parts(false, 2048, 132, 256), 1);
-  EXPECT_EQ(bwd_tail_parts(true, 2048, 0, 256), 1);  // SM count unknown
+// Longest first only under a right window bound and up to 4 waves of CTAs, the regime where it was measured
+// faster (GQA B 1, S 8k: 512 CTAs on 132 SMs).
+TEST(Heuristics, BackwardRunsLongestFirstOnlyForCausalGridsOfFourWaves) {
+  EXPECT_TRUE(bwd_ctas_longest_first(true, 512, 132));
+  EXPECT_TRUE(bwd_ctas_longest_first(true, 4 * 132, 132));
+  EXPECT_FALSE(bwd_ctas_longest_first(true, 4 * 132 + 1, 132));  // GQA B 1, S 16k (1024 CTAs) ran slower
+  EXPECT_FALSE(bwd_ctas_longest_first(false, 512, 132));         // full attention: every block equal
+  EXPECT_FALSE(bwd_ctas_longest_first(true, 2048, 132));         // the B·S = 16k grid: 0.69-1.00x
 }
 
 // The rotated walk only where the tile asks for it, with no right window bound (causal walks start on the

@@ -230,15 +230,11 @@ TEST_F(ValidationTest, BackwardWorkspace) {
   BackwardArgs cuda = backward_args();
   cuda.device = Device{DeviceKind::cuda, 0};
   // Per (token, head) of B * Sq = 10 tokens and H = 4 heads: lse and D (160 bytes each) and D = 8 fp32 of
-  // dQ (1280 bytes); without a mask, room for the partial dK and dV of 160 split tail tiles (2 * 128 keys * 8
-  // fp32 each: 1310720 bytes); then the tile counter (4 bytes) and the split tiles' flags (640 bytes), each
-  // part rounded up to 256 bytes. Deterministic runs split no tile and add B * H * ceil(Sq / 64) ints.
-  EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u + 1310720u + 256u + 768u);
+  // dQ (1280 bytes), then the tile counter (4 bytes), each part rounded up to 256 bytes; deterministic adds
+  // B * H * ceil(Sq / 64) ints.
+  EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u + 256u);
   cuda.deterministic = true;
   EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u + 256u + 256u);
-  cuda.deterministic = false;
-  cuda.causal = true;  // unequal tiles: none split
-  EXPECT_EQ(backward_workspace_size(cuda), 256u + 256u + 1280u + 256u);
   cuda.lse = TensorView{};
   EXPECT_EQ(backward_workspace_size(cuda), 0u);
 }

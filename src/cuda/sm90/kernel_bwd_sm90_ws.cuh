@@ -26,7 +26,6 @@
 #include "cuda/sm90/mainloop_bwd_sm90_tma_wgmma.cuh"
 #include "cuda/sm90/params_bwd_sm90.cuh"
 #include "cuda/sm90/register_split_sm90.hpp"
-#include "cuda/sm90/tail_parts_bwd_sm90.cuh"
 
 namespace flashattn::cuda::sm90 {
 
@@ -81,7 +80,7 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
 
   // The CTA's tiles: blockIdx.x, then one at a time from the workspace's tile counter (gridDim.x + the
   // count), each taken once the previous tile's loads are issued, a ring's depth of steps before that tile
-  // ends; so tiles start in their order (params.section_heads's: core::BwdTileCoord), as the hardware would
+  // ends; so tiles start in their order (longest first where params.longest_first), as the hardware would
   // start one CTA per tile, and a CTA that drew short tiles takes more. (Taken as the previous tile started
   // loading, a whole tile early, the order's balance fell from 1.01 to 1.09x the mean at D 128 causal 16k in
   // bench/bwd_schedule_sim.py's model, and that grid ran 7% slower: docs/PERF.md, backward session 28. A
@@ -143,14 +142,6 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
       smem.kv_empty.arrive();
     };
     if constexpr (Layouts::kEpilogueInDs) release_key_buffers();
-    // A part of a split tile adds the earlier parts' dK / dV, and only the last part writes them.
-    if (work.parts > 1 &&
-        !add_tail_parts<Layouts::kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers)>(
-            params.base.workspace, work.tail_slot, work.part, work.parts, thread, kBlockN * kHeadDim, acc_dk,
-            acc_dv)) {
-      if constexpr (!Layouts::kEpilogueInDs) release_key_buffers();
-      return;
-    }
 
     const std::int64_t k_row0 = p.k_start(work.batch) + work.n0;
     Tensor gdK =

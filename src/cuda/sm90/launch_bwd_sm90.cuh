@@ -36,10 +36,8 @@ Status launch_bwd_sm90(const BackwardParams& params, const AttentionArgs& args, 
         const int sms = core::cuda_sm_count(args.device.index);
         const BwdParamsSm90<Element, kHeadDim> main_params =
             make_bwd_params_sm90<Element, kHeadDim>(kernel_params, args, tiles, sms);
-        // Persistent: one CTA per SM (the kernel's shared memory allows one) takes the work units (tiles,
-        // and the parts of split ones) in their order.
-        const auto units = static_cast<unsigned>(main_params.tiles);
-        const unsigned ctas = sms > 0 ? std::min(units, static_cast<unsigned>(sms)) : units;
+        // Persistent: one CTA per SM (the kernel's shared memory allows one) takes tiles in their order.
+        const unsigned ctas = sms > 0 ? std::min(tiles, static_cast<unsigned>(sms)) : tiles;
         info.num_ctas = static_cast<int>(ctas);
         kernel<<<ctas, Layouts::kThreads, Layouts::kSmemBytes, stream>>>(main_params);
       });

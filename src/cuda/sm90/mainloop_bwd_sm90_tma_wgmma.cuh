@@ -138,9 +138,6 @@ struct BwdMainloopSm90 {
     int m_whole_begin;  ///< Query blocks [m_whole_begin, m_whole_end) need no mask
                         ///< (core::BwdWholeQueryBlocks).
     int m_whole_end;
-    int part;  ///< Of the tile's walk, split in `parts` (1: whole; params.tail_parts).
-    int parts;
-    int tail_slot;              ///< Split tiles: the tile's partial dK / dV and flag in the workspace.
     std::int64_t q_row_offset;  ///< Row of the sequence's first token in the TMA views of q and dout.
     std::int64_t k_row_offset;  ///< Row of the sequence's first key in the TMA views of k and v.
     int tma_batch;              ///< Batch coordinate of the TMA views (0 for varlen).
@@ -157,23 +154,19 @@ struct BwdMainloopSm90 {
     }
   };
 
-  /// The work of unit `unit` (a tile, or a part of a split one: params.tail_parts), or nothing when the
-  /// block starts past its sequence's rows (varlen: the sequence is shorter than the longest). Tile order
-  /// (core::BwdTileCoord, params.section_heads): sections of (batch, kv head) pairs, key blocks slowest
-  /// within a section. Key blocks descend where params.descending (core::bwd_deterministic_descending).
-  __device__ static bool make_work(const Params& params, int unit, Work& work) {
+  /// The work of CTA `cta`, or nothing when the block starts past its sequence's rows (varlen: the sequence
+  /// is shorter than the longest). Grid order (params.longest_first, see core::bwd_ctas_longest_first): kv
+  /// heads fastest, then batches, then key blocks; or key blocks fastest. Key blocks descend where
+  /// params.descending (core::bwd_deterministic_descending).
+  __device__ static bool make_work(const Params& params, int cta, Work& work) {
     const BackwardParams& p = params.base.problem;
-    // Unit -> tile and part: the last tiles' walks may be split (params.tail_parts, core::BwdTileUnit).
-    const core::BwdTileUnit tile_unit(unit, params.whole_tiles, params.tail_parts);
-    const int tile = tile_unit.tile;
-    work.part = tile_unit.part;
-    work.parts = tile < params.whole_tiles ? 1 : params.tail_parts;
-    work.tail_slot = tile - params.whole_tiles;
+    const int batch_heads = p.batch * p.heads_kv;
     const int n_blocks = params.base.num_n_blocks;
-    const core::BwdTileCoord coord(tile, params.section_heads, n_blocks);
-    work.n_block = params.descending ? n_blocks - 1 - coord.n_block : coord.n_block;
-    work.batch = coord.batch_head / p.heads_kv;
-    work.head_kv = coord.batch_head % p.heads_kv;
+    const int grid_n_block = params.longest_first ? cta / batch_heads : cta % n_blocks;
+    work.n_block = params.descending ? n_blocks - 1 - grid_n_block : grid_n_block;
+    const int batch_head = params.longest_first ? cta % batch_heads : cta / n_blocks;
+    work.batch = batch_head / p.heads_kv;
+    work.head_kv = batch_head % p.heads_kv;
     work.key_rows =
         p.cu_seqlens_k ? p.cu_seqlens_k[work.batch + 1] - p.cu_seqlens_k[work.batch] : p.max_seqlen_k;
     work.n0 = work.n_block * kBlockN;
@@ -191,11 +184,6 @@ struct BwdMainloopSm90 {
         work.m_begin = static_cast<int>(rows.begin / kBlockM);
         work.m_end = static_cast<int>((rows.end + kBlockM - 1) / kBlockM);
       }
-    }
-    if (work.parts > 1) {  // this part's share of the walk (every tile's walk is as long: see tail_parts)
-      const int begin = core::bwd_part_begin(work.m_begin, work.m_end, work.part, work.parts);
-      work.m_end = core::bwd_part_begin(work.m_begin, work.m_end, work.part + 1, work.parts);
-      work.m_begin = begin;
     }
     const core::BwdWholeQueryBlocks whole(work.seqlen_q, work.seqlen_k, p.window_left, p.window_right,
                                           work.n0, kBlockM, kBlockN);

@@ -4,12 +4,10 @@
 #pragma once
 
 #include <algorithm>
-#include <cstddef>
 #include <cstdint>
 
 #include <cute/tensor.hpp>
 
-#include "core/bwd_workspace.hpp"
 #include "core/heuristics.hpp"
 #include "core/params.hpp"
 #include "cuda/common/bwd_kernel_params.hpp"
@@ -30,16 +28,12 @@ struct BwdParamsSm90 {
   typename Layouts::GmemShape shape_q;     ///< (rows, head dim, heads, batch) of q and dout.
   typename Layouts::GmemShape shape_k;     ///< (rows, head dim, heads_kv, batch) of k and v.
   typename Layouts::GmemShapedQ shape_dq;  ///< (tokens, head dim, heads) of the dQ accumulator.
-  int section_heads;                       ///< Tile order (core::bwd_heads_per_section, BwdTileCoord).
+  bool longest_first;                      ///< CTA order (core::bwd_ctas_longest_first).
   bool rotated_walk;                       ///< Query block order (core::bwd_rotated_walk).
   bool descending;  ///< Key block order of the CTAs and dQ turns (core::bwd_deterministic_descending).
-  /// Work units of the call, in make_work's order: the first whole_tiles tiles (key block, kv head, batch)
-  /// whole, each later one as tail_parts parts of its query walk (core::bwd_tail_parts, BwdTileUnit). CTA c
-  /// of the persistent grid (one per SM) starts with unit c and takes each next one from the workspace's
-  /// tile counter.
+  /// Work tiles (key block, kv head, batch) of the call, in make_work's order. CTA c of the persistent grid
+  /// (one per SM) starts with tile c and takes each next one from the workspace's tile counter.
   int tiles;
-  int whole_tiles;
-  int tail_parts;
 };
 
 /// Host: the device parameters of `base` (validated; at least one key block) for `ctas` work tiles on a GPU
@@ -85,23 +79,6 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
                   make_stride(std::int64_t{p.heads} * p.head_dim, _1{}, std::int64_t{p.head_dim}));
   const bool bounded = p.window_right < kUnboundedWindow;
   const bool descending = core::bwd_deterministic_descending(bounded, p.deterministic);
-  // The last tiles' walks in parts where every tile is equally long (the workspace then has room for
-  // their partials: core::BwdWorkspace::tail_tiles).
-  static_assert(std::size_t{Layouts::kBlockN} * kHeadDim <= core::BwdWorkspace::tail_tile_elements(kHeadDim),
-                "a split tile's partial dK / dV fits the workspace's room for it");
-  const int m_blocks = (p.max_seqlen_q + Layouts::kBlockM - 1) / Layouts::kBlockM;
-  const int parts = core::bwd_tail_parts(base.workspace.tail_partials != nullptr, ctas, sms, m_blocks);
-  const long long whole_tiles = parts > 1 ? ctas - ctas % sms : ctas;
-  const long long units = whole_tiles + (ctas - whole_tiles) * parts;
-  // A (batch, kv head) pair's query-side streams, which its key blocks' tiles all read: Q and dO of its
-  // query heads, and their fp32 dQ rows, added into in L2 (max_seqlen_q rows: varlen pairs are shorter).
-  const long long batch_heads = std::int64_t{p.batch} * p.heads_kv;
-  const long long pair_bytes = std::int64_t{p.heads / p.heads_kv} * p.max_seqlen_q * p.head_dim *
-                               (2 * static_cast<long long>(sizeof(Element)) + 4);
-  // Descending deterministic turns keep one pair's key blocks after another's (their semaphores' order).
-  const int section_heads =
-      descending ? 1
-                 : static_cast<int>(core::bwd_heads_per_section(bounded, batch_heads, ctas, sms, pair_bytes));
   return {base,
           make_tma_copy(SM90_TMA_LOAD{}, q_tensor, q_box),
           make_tma_copy(SM90_TMA_LOAD{}, do_tensor, q_box),
@@ -111,12 +88,10 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
           shape_q,
           shape_k,
           shape_dq,
-          section_heads,
+          !descending && core::bwd_ctas_longest_first(bounded, ctas, sms),
           core::bwd_rotated_walk(bwd_tile_sm90(kHeadDim).rotated_walk, bounded, p.deterministic),
           descending,
-          static_cast<int>(units),
-          static_cast<int>(whole_tiles),
-          parts};
+          static_cast<int>(ctas)};
 }
 
 }  // namespace flashattn::cuda::sm90
