@@ -39,11 +39,10 @@ def makespan(ctas, sms):
 
 
 def causal_grid(batch, heads_kv, group, seqlen, key_blocks_slowest, block_m=64, block_n=128):
-    """Steps of each CTA in grid order (square causal problem, BLOCK_M x BLOCK_N tiles)."""
-    query_blocks = seqlen // block_m
-    keys = [(b, h, n) for b in range(batch) for h in range(heads_kv) for n in range(seqlen // block_n)]
-    keys.sort(key=(lambda k: (k[2], k[0], k[1])) if key_blocks_slowest else (lambda k: k))
-    return [group * (query_blocks - n * block_n // block_m) for _, _, n in keys]
+    """Steps of each CTA in grid order (square causal problem, BLOCK_M x BLOCK_N tiles): key blocks slowest
+    is one section of every (batch, kv head) pair, key blocks fastest sections of one pair."""
+    section_heads = batch * heads_kv if key_blocks_slowest else 1
+    return sectioned_grid(batch, heads_kv, group, seqlen, section_heads, block_m, block_n)
 
 
 def taken_early(ctas, sms, lead=None):
