@@ -13,6 +13,7 @@ std::string KernelKey::name() const {
   name += "_";
   name += to_string(dtype);
   if (head_dim > 0) name += "_hd" + std::to_string(head_dim);
+  if (head_dim_v > 0) name += "_dv" + std::to_string(head_dim_v);
   return name;
 }
 
@@ -107,16 +108,12 @@ Selection select_kernel(OpKind op, const ForwardParams& params, const DeviceCont
     selection.status = aligned;
     return selection;
   }
-  // Candidates from the most to the least preferred path; the first one built is taken.
-  const KernelKey hopper{Backend::cuda, op, params.dtype, 90, params.head_dim};
-  const KernelKey portable{Backend::cuda, op, params.dtype, 80, params.head_dim};
+  // Candidates from the most to the least preferred path; the first one built is taken. A D != Dv problem
+  // takes only a kernel built for its pair.
+  const int head_dim_v = params.head_dim_v == params.head_dim ? 0 : params.head_dim_v;
+  const KernelKey hopper{Backend::cuda, op, params.dtype, 90, params.head_dim, head_dim_v};
+  const KernelKey portable{Backend::cuda, op, params.dtype, 80, params.head_dim, head_dim_v};
   const bool hopper_device = device.arch == 90;
-  if (params.head_dim != params.head_dim_v) {
-    selection.status = {StatusCode::unsupported, "v: the CUDA kernels need head_dim_v == head_dim (got " +
-                                                     std::to_string(params.head_dim_v) + " vs " +
-                                                     std::to_string(params.head_dim) + ")"};
-    return selection;
-  }
   const bool hopper_runs = hopper_device && is_built(hopper) && smem_refusal(hopper, device).empty();
   // Why the Hopper kernel cannot run here: built only for a fallback record or an error message.
   auto hopper_refusal = [&]() -> std::string {
@@ -154,12 +151,21 @@ Selection select_kernel(OpKind op, const ForwardParams& params, const DeviceCont
     selection.key = portable;
     return selection;
   }
-  selection.status = {
-      StatusCode::unsupported,
-      device.arch < 80
-          ? "device: flashattn's CUDA kernels need sm80 or newer, got sm" + std::to_string(device.arch)
-          : "q: no CUDA kernel is built for dtype " + std::string(to_string(params.dtype)) +
-                " and head dim " + std::to_string(params.head_dim)};
+  if (device.arch < 80) {
+    selection.status = {
+        StatusCode::unsupported,
+        "device: flashattn's CUDA kernels need sm80 or newer, got sm" + std::to_string(device.arch)};
+  } else if (head_dim_v != 0) {
+    const std::string hopper_reason = hopper_runs ? "the portable path was requested" : hopper_refusal();
+    selection.status = {StatusCode::unsupported,
+                        "v: head_dim_v " + std::to_string(params.head_dim_v) + " differs from head_dim " +
+                            std::to_string(params.head_dim) + " and no CUDA kernel of that pair can run: " +
+                            hopper_reason + ", and no portable kernel is built for " + portable.name()};
+  } else {
+    selection.status = {StatusCode::unsupported, "q: no CUDA kernel is built for dtype " +
+                                                     std::string(to_string(params.dtype)) + " and head dim " +
+                                                     std::to_string(params.head_dim)};
+  }
   return selection;
 }
 

@@ -14,15 +14,17 @@ namespace flashattn::core {
 enum class OpKind { forward, backward, kvcache };
 
 /// Identifies one built kernel. `arch` is 0 for the CPU, else the SM architecture (80, 90);
-/// `head_dim` is 0 when the kernel takes any head dim (the CPU).
+/// `head_dim` is 0 when the kernel takes any head dim (the CPU); `head_dim_v` is 0 when it equals
+/// `head_dim` (every kernel but the D != Dv ones).
 struct KernelKey {
   Backend backend = Backend::cpu;
   OpKind op = OpKind::forward;
   DType dtype = DType::fp32;
   int arch = 0;
   int head_dim = 0;
+  int head_dim_v = 0;
 
-  /// "fwd_cpu_bf16", "bwd_sm80_fp16_hd128", "kvcache_cpu_bf16", ...
+  /// "fwd_cpu_bf16", "bwd_sm80_fp16_hd128", "fwd_sm90_bf16_hd192_dv128", "kvcache_cpu_bf16", ...
   std::string name() const;
   bool operator==(const KernelKey&) const = default;
 };

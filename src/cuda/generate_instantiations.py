@@ -23,6 +23,7 @@ from dataclasses import dataclass
 DTYPES = {"fp16": "cutlass::half_t", "bf16": "cutlass::bfloat16_t"}
 HEAD_DIMS = (64, 96, 128, 192, 256)
 SM90_HEAD_DIMS = (64, 96, 128, 192, 256)  # src/cuda/sm90/tile_fwd_sm90.hpp has a tile for these
+SM90_HEAD_DIM_PAIRS = ()  # (D, Dv) with D != Dv and a tile there too (selected with its D)
 SM90_BWD_HEAD_DIMS = (64, 128, 256)  # src/cuda/sm90/tile_bwd_sm90.hpp has a tile for these
 # How a family's TUs are compiled (cmake/FlashattnCuda.cmake reads the lists of sources.cmake):
 # - "one_ptx": device code that never asks for __CUDA_ARCH__: one compute_80 PTX, assembled by ptxas for
@@ -83,10 +84,17 @@ class Kernel:
     arch: int  # SM architecture of the kernel family (80 = the portable mma.sync path)
     dtype: str
     head_dim: int
+    head_dim_v: int = 0  # 0: the same as head_dim
 
     @property
     def name(self) -> str:  # matches core::KernelKey::name()
-        return f"{self.op}_sm{self.arch}_{self.dtype}_hd{self.head_dim}"
+        suffix = f"_dv{self.head_dim_v}" if self.head_dim_v else ""
+        return f"{self.op}_sm{self.arch}_{self.dtype}_hd{self.head_dim}{suffix}"
+
+    @property
+    def template_arguments(self) -> str:  # the launcher's: the value head dim only where it differs
+        dims = f"{self.head_dim}, {self.head_dim_v}" if self.head_dim_v else f"{self.head_dim}"
+        return f"<{DTYPES[self.dtype]}, {dims}>"
 
     @property
     def launcher(self) -> str:
@@ -101,6 +109,7 @@ class Kernel:
 MANIFEST = (
     [Kernel("fwd", 80, dtype, hd) for dtype, hd in itertools.product(DTYPES, HEAD_DIMS)]
     + [Kernel("fwd", 90, dtype, hd) for dtype, hd in itertools.product(DTYPES, SM90_HEAD_DIMS)]
+    + [Kernel("fwd", 90, dtype, hd, dv) for dtype, (hd, dv) in itertools.product(DTYPES, SM90_HEAD_DIM_PAIRS)]
     + [Kernel("bwd", 80, dtype, hd) for dtype, hd in itertools.product(DTYPES, HEAD_DIMS)]
     + [Kernel("bwd", 90, dtype, hd) for dtype, hd in itertools.product(DTYPES, SM90_BWD_HEAD_DIMS)]
     + [Kernel("kvcache", 80, dtype, hd) for dtype, hd in itertools.product(DTYPES, HEAD_DIMS)]
@@ -116,7 +125,7 @@ OP_KINDS = {"fwd": "forward", "bwd": "backward", "kvcache": "kvcache"}
 
 
 def tu_name(kernel: Kernel) -> str:
-    """The translation unit that holds `kernel`: one per (op, arch, head dim)."""
+    """The translation unit that holds `kernel`: one per (op, arch, head dim), D != Dv pairs with their D."""
     return f"{kernel.op}_sm{kernel.arch}_hd{kernel.head_dim}"
 
 
@@ -125,7 +134,7 @@ def kernel_tu(kernels: list[Kernel]) -> str:
     family = FAMILIES[(kernels[0].op, kernels[0].arch)]
     body = ""
     for kernel in kernels:
-        arguments = f"<{DTYPES[kernel.dtype]}, {kernel.head_dim}>"
+        arguments = kernel.template_arguments
         body += (
             SIGNATURES[kernel.op].format(name=kernel.launcher)
             + " {\n"
@@ -146,21 +155,22 @@ def registry_table(kernels: list[Kernel], op: str, kind: str) -> tuple[str, str]
     """The table of one op's kernels and its lookup function (`kind`: "Forward", "Backward", "KVCache")."""
     chosen = [k for k in kernels if k.op == op]
     rows = "".join(
-        f"    {{DType::{k.dtype}, {k.arch}, {k.head_dim}, {k.launcher}, {k.smem_bytes}}},\n" for k in chosen
+        f"    {{DType::{k.dtype}, {k.arch}, {k.head_dim}, {k.head_dim_v}, {k.launcher}, {k.smem_bytes}}},\n"
+        for k in chosen
     )
     op_kind = OP_KINDS[op]
 
     def lookup(field: str) -> str:  # an op with no built kernel has no table (a zero-length array is ill-formed)
         return (
             f"  for (const {kind}Entry& entry : k{kind}Kernels) {{\n"
-            + "    if (entry.dtype == key.dtype && entry.arch == key.arch && entry.head_dim == key.head_dim) "
-            + f"return entry.{field};\n  }}\n"
+            + "    if (entry.dtype == key.dtype && entry.arch == key.arch && entry.head_dim == key.head_dim &&\n"
+            + f"        entry.head_dim_v == key.head_dim_v) return entry.{field};\n  }}\n"
             if chosen
             else ""
         )
 
     table = (
-        f"struct {kind}Entry {{\n  DType dtype;\n  int arch;\n  int head_dim;\n"
+        f"struct {kind}Entry {{\n  DType dtype;\n  int arch;\n  int head_dim;\n  int head_dim_v;\n"
         + f"  core::{kind}Launcher launch;\n  core::SmemBytes smem_bytes;\n}};\n\n"
         + f"constexpr {kind}Entry k{kind}Kernels[] = {{\n{rows}}};\n\n"
         if chosen

@@ -1,8 +1,9 @@
 // Kernel selection against a described device (no GPU needed): a built kernel whose shared memory per block
 // exceeds the device's opt-in limit is never selected, is_supported() and run() refuse it alike with the
 // kernel and both sizes named, and a Hopper kernel that does not fit falls back visibly (or is an error
-// under FLASHATTN_STRICT or the explicit Hopper path). The kernels' sizes come from the generated
-// registry, so the CUDA cases run wherever the CUDA backend is compiled, GPU or not.
+// under FLASHATTN_STRICT or the explicit Hopper path); a D != Dv problem takes only its pair's kernel. The
+// kernels' sizes come from the generated registry, so the CUDA cases run wherever the CUDA backend is
+// compiled, GPU or not.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -116,6 +117,49 @@ TEST(Dispatch, HopperKernelThatDoesNotFitFallsBackVisiblyOrIsAnError) {
   ASSERT_TRUE(fits.key) << fits.status.message();
   EXPECT_EQ(*fits.key, key(OpKind::forward, 90));
   EXPECT_FALSE(fits.fell_back);
+}
+
+// A D != Dv problem takes only a kernel built for its pair: on sm90 the Hopper forward of D 192 / Dv 128;
+// anywhere else, and for the backward and decoding, an error naming v, the pair and why each path refuses.
+TEST(Dispatch, HeadDimPairsTakeOnlyTheirOwnKernel) {
+  EXPECT_EQ((KernelKey{Backend::cuda, OpKind::forward, DType::bf16, 90, 192, 128}.name()),
+            "fwd_sm90_bf16_hd192_dv128");
+  BackwardParams pair = problem();
+  pair.head_dim = 192;
+  pair.head_dim_v = 128;
+  const KernelKey hopper{Backend::cuda, OpKind::forward, DType::bf16, 90, 192, 128};
+  const bool built = kernel_smem_bytes(hopper) > 0;
+  const Selection on_hopper =
+      select_kernel(OpKind::forward, static_cast<const ForwardParams&>(pair), device(90, 0));
+  if (built) {
+    ASSERT_TRUE(on_hopper.key) << on_hopper.status.message();
+    EXPECT_EQ(*on_hopper.key, hopper);
+    EXPECT_FALSE(on_hopper.fell_back);
+  } else {
+    EXPECT_FALSE(on_hopper.key);
+  }
+
+  auto expect_refused = [](const Selection& selection, const std::string& why) {
+    EXPECT_FALSE(selection.key);
+    EXPECT_EQ(selection.status.code(), StatusCode::unsupported);
+    const std::string& message = selection.status.message();
+    EXPECT_EQ(message.rfind("v: head_dim_v 128 differs from head_dim 192", 0), 0u) << message;
+    EXPECT_NE(message.find(why), std::string::npos) << message;
+  };
+  // An A100 has no sm90 kernel, and no portable kernel takes the pair.
+  expect_refused(select_kernel(OpKind::forward, static_cast<const ForwardParams&>(pair), device(80, 0)),
+                 "the device is not sm90, and no portable kernel is built for fwd_sm80_bf16_hd192_dv128");
+  // The portable path asked for on an H100.
+  DeviceContext portable = device(90, 0);
+  portable.path = CudaPath::portable;
+  expect_refused(select_kernel(OpKind::forward, static_cast<const ForwardParams&>(pair), portable),
+                 built ? "the portable path was requested" : "no sm90 kernel is built");
+  // No backward takes the pair yet.
+  expect_refused(select_kernel(OpKind::backward, pair, device(90, 0)),
+                 "no sm90 kernel is built for bwd_sm90_bf16_hd192_dv128");
+  KVCacheParams kvcache;
+  static_cast<ForwardParams&>(kvcache) = pair;
+  expect_refused(select_kernel(OpKind::kvcache, kvcache, device(90, 0)), "kvcache_sm80_bf16_hd192_dv128");
 }
 
 }  // namespace

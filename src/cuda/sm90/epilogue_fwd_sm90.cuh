@@ -17,9 +17,9 @@
 
 namespace flashattn::cuda::sm90 {
 
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 struct FwdEpilogueSm90 {
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   static constexpr int kBlockM = Layouts::kBlockM;
 
   /// The thread of a consumer warpgroup that issues and waits for its TMA stores.
@@ -31,11 +31,11 @@ struct FwdEpilogueSm90 {
     if (is_store_issuer(consumer_thread)) cute::tma_store_wait<0>();
   }
 
-  /// o_block: the calling warpgroup's 64-row staging block (1024-byte aligned, 64 x HEAD_DIM elements), which
-  /// no TMA store still reads; tOrO: (MMA, MMA_M, MMA_N) fp32 of TiledMmaPV of the calling consumer thread,
-  /// of warpgroup `warp_group`; lse: natural-log lse of the thread's rows in the order of gmma_acc_rowcol;
-  /// work: the tile (Mainloop::Work); gO: (BLOCK_M, HEAD_DIM) of the tile in global memory; lse_out: the
-  /// tile's first lse entry, or null.
+  /// o_block: the calling warpgroup's 64-row staging block (1024-byte aligned, 64 x HEAD_DIM_V elements),
+  /// which no TMA store still reads; tOrO: (MMA, MMA_M, MMA_N) fp32 of TiledMmaPV of the calling consumer
+  /// thread, of warpgroup `warp_group`; lse: natural-log lse of the thread's rows in the order of
+  /// gmma_acc_rowcol; work: the tile (Mainloop::Work); gO: (BLOCK_M, HEAD_DIM_V) of the tile in global
+  /// memory; lse_out: the tile's first lse entry, or null.
   template <class Params, class Work, class AccO, class GO, int kRows>
   __device__ static void store(const Params& params, Element* o_block, const AccO& tOrO,
                                const float (&lse)[kRows], const Work& work, GO& gO, float* lse_out,
@@ -45,14 +45,15 @@ struct FwdEpilogueSm90 {
     typename Layouts::TiledMmaPV mma;
     Tensor rO = convert_fragment<Element>(tOrO);
     Tensor tOcO_acc =
-        mma.get_thread_slice(thread).partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+        mma.get_thread_slice(thread).partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDimV>>{}));
     Tensor tOcO_rc = make_tensor(tOcO_acc.data(), gmma_acc_rowcol_layout(tOcO_acc.layout()));  // (ROWS, COLS)
     if (lse_out != nullptr) store_lse_rows(tOcO_rc, lse, lse_out, work.q_rows);
     // Registers -> shared memory: stmatrix writes 8x8 blocks of 16-bit values, a row per lane. sO is the
     // tile as the tiled copy sees it, placed so that this warpgroup's rows (the only ones it writes) fall on
     // o_block.
-    Element* const o_buffer = o_block - 64 * kHeadDim * warp_group;
-    Tensor sO = make_tensor(make_smem_ptr(o_buffer), typename Layouts::SmemLayoutO{});  // (BLOCK_M, HEAD_DIM)
+    Element* const o_buffer = o_block - cosize_v<typename Layouts::SmemLayoutOWarpGroup> * warp_group;
+    Tensor sO =
+        make_tensor(make_smem_ptr(o_buffer), typename Layouts::SmemLayoutO{});  // (BLOCK_M, HEAD_DIM_V)
     auto smem_copy = make_tiled_copy_C(Copy_Atom<SM90_U32x4_STSM_N, Element>{}, mma);
     auto smem_thr = smem_copy.get_slice(thread);
     copy(smem_copy, smem_thr.retile_S(rO), smem_thr.partition_D(sO));
@@ -64,13 +65,13 @@ struct FwdEpilogueSm90 {
       cutlass::arch::fence_view_async_shared();  // the stmatrix writes, seen by the TMA unit (async proxy)
       named_barrier_sync(128, FwdBarrier::kWarpGroup, warp_group);
       if (is_store_issuer(thread)) {
-        Tensor sO_wg =
-            make_tensor(make_smem_ptr(o_block), typename Layouts::SmemLayoutOWarpGroup{});  // (64, HEAD_DIM)
+        Tensor sO_wg = make_tensor(make_smem_ptr(o_block),
+                                   typename Layouts::SmemLayoutOWarpGroup{});  // (64, HEAD_DIM_V)
         Tensor mO =
             domain_offset(make_coord(static_cast<int>(work.q_row_offset), _0{}),
-                          params.tma_o.get_tma_tensor(params.shape_q)(_, _, work.head, work.tma_batch));
-        Tensor gO_wg = local_tile(mO, Shape<_64, Int<kHeadDim>>{},
-                                  make_coord(work.row0 / 64 + warp_group, _0{}));  // (64, HEAD_DIM)
+                          params.tma_o.get_tma_tensor(params.shape_o)(_, _, work.head, work.tma_batch));
+        Tensor gO_wg = local_tile(mO, Shape<_64, Int<kHeadDimV>>{},
+                                  make_coord(work.row0 / 64 + warp_group, _0{}));  // (64, HEAD_DIM_V)
         auto [tOgO, tOsO] = tma_partition(params.tma_o, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sO_wg),
                                           group_modes<0, 2>(gO_wg));
         copy(params.tma_o, tOsO, tOgO);
@@ -82,10 +83,10 @@ struct FwdEpilogueSm90 {
 
     // Shared -> global: the warpgroup's rows inside the sequence, 16 bytes per thread and copy.
     Tensor sO_wg =
-        local_tile(sO, Shape<_64, Int<kHeadDim>>{}, make_coord(warp_group, _0{}));  // (64, HEAD_DIM)
-    Tensor gO_wg = local_tile(gO, Shape<_64, Int<kHeadDim>>{}, make_coord(warp_group, _0{}));
-    Tensor cO_wg = local_tile(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}),
-                              Shape<_64, Int<kHeadDim>>{}, make_coord(warp_group, _0{}));
+        local_tile(sO, Shape<_64, Int<kHeadDimV>>{}, make_coord(warp_group, _0{}));  // (64, HEAD_DIM_V)
+    Tensor gO_wg = local_tile(gO, Shape<_64, Int<kHeadDimV>>{}, make_coord(warp_group, _0{}));
+    Tensor cO_wg = local_tile(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDimV>>{}),
+                              Shape<_64, Int<kHeadDimV>>{}, make_coord(warp_group, _0{}));
     typename Layouts::GmemTiledCopyO gmem_copy;
     auto gmem_thr = gmem_copy.get_thread_slice(thread % 128);
     Tensor tOsO = gmem_thr.partition_S(sO_wg);  // (CPY, CPY_M, CPY_K)

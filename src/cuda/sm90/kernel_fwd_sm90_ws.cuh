@@ -24,6 +24,7 @@
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include <cutlass/arch/reg_reconfig.h>
@@ -48,13 +49,13 @@ namespace flashattn::cuda::sm90 {
 inline constexpr int kProducerRegisters = 24;
 constexpr int consumer_registers(int consumer_warpgroups) { return consumer_warpgroups == 2 ? 240 : 160; }
 
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
-__global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kThreads, 1)
-    fwd_sm90_kernel(const __grid_constant__ FwdParamsSm90<Element, kHeadDim, kRegime> params) {
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
+__global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>::kThreads, 1)
+    fwd_sm90_kernel(const __grid_constant__ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> params) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
-  using Mainloop = FwdMainloopSm90<Element, kHeadDim, kRegime>;
-  using Epilogue = FwdEpilogueSm90<Element, kHeadDim, kRegime>;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
+  using Mainloop = FwdMainloopSm90<Element, kHeadDim, kHeadDimV, kRegime>;
+  using Epilogue = FwdEpilogueSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   using PipelineK = typename Layouts::PipelineK;
   using PipelineV = typename Layouts::PipelineV;
   using Scheduler = PersistentTileScheduler;
@@ -77,10 +78,10 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
 
   const int warp_group = cutlass::canonical_warp_group_idx();
   // Both rings: one transaction of a K or V tile per stage, every consumer thread releases.
-  auto ring_params = [&](auto* ring) {
+  auto ring_params = [&](auto* ring, std::uint32_t tile_bytes) {
     using Ring = std::remove_pointer_t<decltype(ring)>;
     typename Ring::Params params;
-    params.transaction_bytes = Layouts::kTmaBytesKV;
+    params.transaction_bytes = tile_bytes;
     params.role = warp_group == 0 ? Ring::ThreadCategory::Producer : Ring::ThreadCategory::Consumer;
     params.is_leader = threadIdx.x == 0;
     params.num_consumers = Layouts::kConsumerThreads;
@@ -96,9 +97,11 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
   }
   // Warp 0 initialises the stage barriers (and fences their initialisation); the CTA barrier publishes
   // every barrier before first use.
-  PipelineK pipeline_k(smem.barriers.pipeline_k, ring_params(static_cast<PipelineK*>(nullptr)),
+  PipelineK pipeline_k(smem.barriers.pipeline_k,
+                       ring_params(static_cast<PipelineK*>(nullptr), Layouts::kTmaBytesK),
                        Shape<_1, _1, _1>{});
-  PipelineV pipeline_v(smem.barriers.pipeline_v, ring_params(static_cast<PipelineV*>(nullptr)),
+  PipelineV pipeline_v(smem.barriers.pipeline_v,
+                       ring_params(static_cast<PipelineV*>(nullptr), Layouts::kTmaBytesV),
                        Shape<_1, _1, _1>{});
   __syncthreads();
 
@@ -151,7 +154,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
     }
     typename Layouts::TiledMmaPV mma_pv;
     Tensor tOrO =
-        partition_fragment_C(mma_pv, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // (MMA, MMA_M, MMA_N) fp32
+        partition_fragment_C(mma_pv, Shape<Int<kBlockM>, Int<kHeadDimV>>{});  // (MMA, MMA_M, MMA_N) fp32
     clear(tOrO);
     typename Mainloop::Softmax softmax(params.base.softmax_scale_log2);
     const int q_stage = tiles_done % kQStages;
@@ -182,9 +185,10 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
     // The epilogue reads the tile from its slot again, not from registers held through the main loop.
     const typename Mainloop::Work& epilogue_work = WorkRing::reread(smem.work_ring, tiles_done);
     Tensor gO = make_tensor(make_gmem_ptr(static_cast<Element*>(p.out) + epilogue_work.out_offset),
-                            Shape<Int<kBlockM>, Int<kHeadDim>>{},
-                            make_stride(p.out_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM)
+                            Shape<Int<kBlockM>, Int<kHeadDimV>>{},
+                            make_stride(p.out_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM_V)
     float* lse_out = p.lse != nullptr ? p.lse + epilogue_work.lse_offset : nullptr;
+    // The warpgroup's own block of Q (64 x HEAD_DIM), which holds its 64 x HEAD_DIM_V block of O.
     Element* o_block = smem.q[q_stage].data() + 64 * kHeadDim * (warp_group - 1);
     if constexpr (Layouts::kStageOInRings) {
       // A block without keys holds no stage: its zeros go through the Q buffer, which it never handed back.
@@ -193,7 +197,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kRegime>::kT
         // Every warpgroup's last Q·Kᵀ and P·V have completed: no one reads the held stages any more.
         named_barrier_sync(Layouts::kConsumerThreads, FwdBarrier::kConsumers);
         o_block = warp_group == 1 ? smem.k.data() + held_stage(read_k).index() * Layouts::kBlockN * kHeadDim
-                                  : smem.v.data() + held_stage(read_v).index() * Layouts::kBlockN * kHeadDim;
+                                  : smem.v.data() + held_stage(read_v).index() * Layouts::kBlockN * kHeadDimV;
       }
     }
     Epilogue::store(params, o_block, tOrO, lse, epilogue_work, gO, lse_out, warp_group - 1);

@@ -20,21 +20,22 @@ namespace flashattn::cuda::sm90 {
 
 /// Dynamic shared memory per block of the largest tile the launcher can take (dispatch compares it with
 /// the device's limit; the launcher picks its tile by the call's shape, not by what fits).
-template <class Element, int kHeadDim>
+template <class Element, int kHeadDim, int kHeadDimV = kHeadDim>
 constexpr int fwd_smem_bytes_sm90() {
-  constexpr int kLong = FwdLayoutsSm90<Element, kHeadDim, FwdTileRegime::long_keys>::kSmemBytes;
-  if constexpr (fwd_tile_sm90(kHeadDim, FwdTileRegime::short_keys).block_m > 0) {
-    constexpr int kShort = FwdLayoutsSm90<Element, kHeadDim, FwdTileRegime::short_keys>::kSmemBytes;
+  constexpr int kLong = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, FwdTileRegime::long_keys>::kSmemBytes;
+  if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, FwdTileRegime::short_keys).block_m > 0) {
+    constexpr int kShort =
+        FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, FwdTileRegime::short_keys>::kSmemBytes;
     return kShort > kLong ? kShort : kLong;
   } else {
     return kLong;
   }
 }
 
-/// Launches the forward of `params` with the tile of (kHeadDim, kRegime).
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
+/// Launches the forward of `params` with the tile of (kHeadDim, kHeadDimV, kRegime).
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   info.block_m = Layouts::kBlockM;
   info.block_n = Layouts::kBlockN;
   info.num_splits = 1;
@@ -46,8 +47,8 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   cudaError_t error =
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, args.device.index);
   if (error != cudaSuccess) return cuda_error("cudaDeviceGetAttribute(multiprocessors)", error);
-  const FwdParamsSm90<Element, kHeadDim, kRegime> kernel_params =
-      make_fwd_params_sm90<Element, kHeadDim, kRegime>(params, args, multiprocessors);
+  const FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> kernel_params =
+      make_fwd_params_sm90<Element, kHeadDim, kHeadDimV, kRegime>(params, args, multiprocessors);
   if (kernel_params.order.tiles == 0) return {};
   // The scheduler indexes (batch, head) pairs, query tiles and the positions of its order with ints.
   if (kernel_params.order.positions > std::numeric_limits<std::int32_t>::max()) {
@@ -56,7 +57,7 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   }
   const int ctas = kernel_params.order.ctas;
   info.num_ctas = ctas;
-  auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kRegime>;
+  auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kRegime>;
   constexpr int kSmem = Layouts::kSmemBytes;
   // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in (once per device and kernel).
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
@@ -67,16 +68,19 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   return {};
 }
 
-/// Launches the forward of `params` (validated; q, k, v, out, lse on sm90 CUDA device args.device.index)
-/// with the tile fwd_tile_regime_sm90() picks (RunInfo's block_m / block_n say which).
-template <class Element, int kHeadDim>
+/// Launches the forward of `params` (validated; q, k, v, out, lse on sm90 CUDA device args.device.index;
+/// head dims kHeadDim and kHeadDimV) with the tile fwd_tile_regime_sm90() picks (RunInfo's block_m /
+/// block_n say which).
+template <class Element, int kHeadDim, int kHeadDimV = kHeadDim>
 Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
-  if constexpr (fwd_tile_sm90(kHeadDim, FwdTileRegime::short_keys).block_m > 0) {
-    if (fwd_tile_regime_sm90(kHeadDim, params.max_seqlen_k, params.causal) == FwdTileRegime::short_keys) {
-      return launch_fwd_sm90_tile<Element, kHeadDim, FwdTileRegime::short_keys>(params, args, info);
+  if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, FwdTileRegime::short_keys).block_m > 0) {
+    if (fwd_tile_regime_sm90(kHeadDim, kHeadDimV, params.max_seqlen_k, params.causal) ==
+        FwdTileRegime::short_keys) {
+      return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::short_keys>(params, args,
+                                                                                           info);
     }
   }
-  return launch_fwd_sm90_tile<Element, kHeadDim, FwdTileRegime::long_keys>(params, args, info);
+  return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::long_keys>(params, args, info);
 }
 
 }  // namespace flashattn::cuda::sm90

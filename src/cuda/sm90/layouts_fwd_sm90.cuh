@@ -17,9 +17,11 @@
 
 namespace flashattn::cuda::sm90 {
 
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
+/// kHeadDim: the head dim of Q and K (the K of Q·Kᵀ); kHeadDimV: that of V and O (the N of P·V), at most
+/// kHeadDim (O is staged in Q's shared memory).
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 struct FwdLayoutsSm90 {
-  static constexpr FwdTileSm90 kTile = fwd_tile_sm90(kHeadDim, kRegime);
+  static constexpr FwdTileSm90 kTile = fwd_tile_sm90(kHeadDim, kHeadDimV, kRegime);
   static constexpr int kBlockM = kTile.block_m;
   static constexpr int kBlockN = kTile.block_n;
   static constexpr int kStagesK = kTile.stages_k;
@@ -32,12 +34,13 @@ struct FwdLayoutsSm90 {
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   static_assert(kBlockM == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 query rows");
   static_assert(kQStages >= 1 && kQStages <= 3, "Q has one buffer or a ring of two or three");
-  static_assert(kHeadDim % 32 == 0,
+  static_assert(kHeadDim % 32 == 0 && kHeadDimV % 32 == 0,
                 "rows of a multiple of 32 elements (64 B) fill a 64- or 128-byte swizzle atom");
   static_assert(kBlockN % 16 == 0 && kBlockN <= 256, "wgmma N of Q·Kᵀ: a multiple of 16, at most 256");
-  static_assert(kHeadDim <= 256, "wgmma N of P·V is the head dim: at most 256");
+  static_assert(kHeadDimV <= 256, "wgmma N of P·V is the value head dim: at most 256");
+  static_assert(kHeadDimV <= kHeadDim, "a warpgroup's 64 rows of O are staged in its block of Q");
   static_assert(
-      wgmma_n_is_one_instruction(kBlockN) && wgmma_n_is_one_instruction(kHeadDim),
+      wgmma_n_is_one_instruction(kBlockN) && wgmma_n_is_one_instruction(kHeadDimV),
       "a GEMM width needs CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED in this TU (cmake/FlashattnCuda.cmake)");
 
   // ---- Tensor cores: consumer warpgroup w computes rows [64 w, 64 w + 64) of both products.
@@ -53,15 +56,16 @@ struct FwdLayoutsSm90 {
   // N of this product, is contiguous).
   using TiledMmaPV = decltype(cute::make_tiled_mma(
       cute::GMMA::rs_op_selector<Element, Element, float,
-                                 cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockN>>,
+                                 cute::Shape<cute::_64, cute::Int<kHeadDimV>, cute::Int<kBlockN>>,
                                  cute::GMMA::Major::K, cute::GMMA::Major::MN>(),
       AtomLayout{}));
 
   // ---- Shared memory: the canonical wgmma layouts with the widest swizzle the head dim fills (128-byte
   // rows of 64 elements; 64-byte rows when D is an odd multiple of 32, e.g. 96).
-  static constexpr bool kSwizzle128 = kHeadDim % 64 == 0;
-  using SmemAtomQK = std::conditional_t<kSwizzle128, cute::GMMA::Layout_K_SW128_Atom<Element>,
-                                        cute::GMMA::Layout_K_SW64_Atom<Element>>;
+  template <int kColumns>
+  using SmemAtomKMajor = std::conditional_t<kColumns % 64 == 0, cute::GMMA::Layout_K_SW128_Atom<Element>,
+                                            cute::GMMA::Layout_K_SW64_Atom<Element>>;
+  using SmemAtomQK = SmemAtomKMajor<kHeadDim>;
   // Q is blocked by consumer warpgroup: warpgroup w's 64 rows are one contiguous (64, HEAD_DIM) block
   // (64-column slabs), which only its own Q·Kᵀ reads, which its TMA load writes as one box, and into which
   // its epilogue stages its rows of O once that Q·Kᵀ is done — without waiting for the other warpgroups.
@@ -73,19 +77,20 @@ struct FwdLayoutsSm90 {
   using SmemLayoutK = decltype(cute::tile_to_shape(
       SmemAtomQK{}, cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>,
                                 cute::Int<kStagesK>>{}));  // (BLOCK_N, HEAD_DIM, PIPE)
-  // V is stored transposed, as the (HEAD_DIM, BLOCK_N) B operand of P·V with the head dim contiguous;
+  // V is stored transposed, as the (HEAD_DIM_V, BLOCK_N) B operand of P·V with the head dim contiguous;
   // its TMA reads global V through a (head dim, key) view, so no transpose ever runs.
-  using SmemAtomVt = std::conditional_t<kSwizzle128, cute::GMMA::Layout_MN_SW128_Atom<Element>,
+  using SmemAtomVt = std::conditional_t<kHeadDimV % 64 == 0, cute::GMMA::Layout_MN_SW128_Atom<Element>,
                                         cute::GMMA::Layout_MN_SW64_Atom<Element>>;
   // The atoms (64 head-dim columns x 8 keys) are stacked along the keys first, so that a 64-column slab of
-  // the tile is one contiguous TMA box of BLOCK_N keys: HEAD_DIM / 64 copies per stage. Stacked along the
+  // the tile is one contiguous TMA box of BLOCK_N keys: HEAD_DIM_V / 64 copies per stage. Stacked along the
   // head dim first (tile_to_shape's default order), a box could span only one atom's 8 keys: 1 KB copies,
-  // HEAD_DIM / 64 * BLOCK_N / 8 of them per stage (64 at D = 256 with 128 keys).
+  // HEAD_DIM_V / 64 * BLOCK_N / 8 of them per stage (64 at D = 256 with 128 keys).
   using SmemLayoutVt = decltype(cute::tile_to_shape(
-      SmemAtomVt{}, cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>, cute::Int<kStagesV>>{},
-      cute::Step<cute::_2, cute::_1, cute::_3>{}));  // (HEAD_DIM, BLOCK_N, PIPE)
-  // The epilogue stages each warpgroup's 64 rows of O in a 64 x HEAD_DIM block laid out as Q's: with two Q
-  // buffers its own block of the tile's Q buffer; with one and kTile.o_in_rings, the stage of its last K
+      SmemAtomVt{}, cute::Shape<cute::Int<kHeadDimV>, cute::Int<kBlockN>, cute::Int<kStagesV>>{},
+      cute::Step<cute::_2, cute::_1, cute::_3>{}));  // (HEAD_DIM_V, BLOCK_N, PIPE)
+  // The epilogue stages each warpgroup's 64 rows of O in a 64 x HEAD_DIM_V block laid out as Q's (the same
+  // layout when Dv = D): with two Q buffers at the start of its own block of the tile's Q buffer; with one
+  // and without kTile.o_in_rings, there in the only Q buffer; with kTile.o_in_rings, the stage of its last K
   // tile (warpgroup 0) and of its last V tile (warpgroup 1), held back from the producer until the stores
   // have read them, so that Q can go back after the tile's last Q·Kᵀ: staged in the only Q buffer, O kept
   // the next tile's Q from loading until its store had read it, a bubble of a store and a 48-64 KB load per
@@ -94,10 +99,16 @@ struct FwdLayoutsSm90 {
   static_assert(
       !kStageOInRings || (kQStages == 1 && kConsumerWarpGroups == 2 && kBlockN >= 64),
       "O staged in the rings: one Q buffer; a K stage and a V stage each hold one warpgroup's 64 rows");
-  using SmemLayoutOWarpGroup = SmemLayoutQWarpGroup;
-  using SmemLayoutO = SmemLayoutQ;
+  using SmemLayoutOWarpGroup = decltype(cute::tile_to_shape(SmemAtomKMajor<kHeadDimV>{},
+                                                            cute::Shape<cute::_64, cute::Int<kHeadDimV>>{}));
+  using SmemLayoutO = decltype(cute::tile_to_shape(
+      SmemLayoutOWarpGroup{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDimV>>{}));  // (BLOCK_M, HEAD_DIM_V)
+  static_assert(sizeof(Element) * cute::cosize_v<SmemLayoutOWarpGroup> % 1024 == 0,
+                "every warpgroup's block of O starts on a swizzle repeat");
 
-  // ---- TMA: global tensors as (rows, head dim, heads, batch); V as (head dim, rows, heads, batch). Varlen
+  // ---- TMA: global tensors as (rows, head dim, heads, batch); V as (head dim, rows, heads, batch); V and O
+  // with head dim Dv. Varlen
   // inputs are one batch of total rows, each sequence a row offset. Rows past the extent read as zero.
   using GmemShape = cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t>;
   using GmemStride = cute::Stride<std::int64_t, cute::_1, std::int64_t, std::int64_t>;
@@ -123,11 +134,12 @@ struct FwdLayoutsSm90 {
       SmemLayoutOWarpGroup{}));
   // A TMA box always delivers its full byte count (out-of-bounds rows arrive as zeros).
   static constexpr std::uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
-  static constexpr std::uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
+  static constexpr std::uint32_t kTmaBytesK = kBlockN * kHeadDim * sizeof(Element);
+  static constexpr std::uint32_t kTmaBytesV = kBlockN * kHeadDimV * sizeof(Element);
 
   // ---- Global stores of O: 16 bytes per thread; the threads of a row take the largest power of two of
-  // its 16-byte chunks (all of them at D = 64, 128, 256; 4 of 12 at D = 96), so 128 threads tile the rows.
-  static constexpr int kStoreThreadsPerRow = (kHeadDim / 8) & -(kHeadDim / 8);
+  // its 16-byte chunks (all of them at Dv = 64, 128, 256; 4 of 12 at Dv = 96), so 128 threads tile the rows.
+  static constexpr int kStoreThreadsPerRow = (kHeadDimV / 8) & -(kHeadDimV / 8);
   using GmemTiledCopyO = decltype(cute::make_tiled_copy(
       cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, Element>{},
       cute::Layout<cute::Shape<cute::Int<128 / kStoreThreadsPerRow>, cute::Int<kStoreThreadsPerRow>>,

@@ -42,10 +42,10 @@
 
 namespace flashattn::cuda::sm90 {
 
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 struct FwdMainloopSm90 {
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
-  using Params = FwdParamsSm90<Element, kHeadDim, kRegime>;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
+  using Params = FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   using PipelineK = typename Layouts::PipelineK;
   using PipelineV = typename Layouts::PipelineV;
   using StateK = typename PipelineK::PipelineState;
@@ -118,8 +118,8 @@ struct FwdMainloopSm90 {
                       params.tma_v.get_tma_tensor(params.shape_vt)(_, _, work.head_kv, work.tma_batch));
     Tensor gK =
         local_tile(mK, Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{}));  // (BLOCK_N, HEAD_DIM, n)
-    Tensor gVt =
-        local_tile(mVt, Shape<Int<kHeadDim>, Int<kBlockN>>{}, make_coord(_0{}, _));  // (HEAD_DIM, BLOCK_N, n)
+    Tensor gVt = local_tile(mVt, Shape<Int<kHeadDimV>, Int<kBlockN>>{},
+                            make_coord(_0{}, _));  // (HEAD_DIM_V, BLOCK_N, n)
 
     // (TMA, n) global and (TMA, PIPE) shared partitions of K and V.
     const auto tK =
@@ -181,7 +181,7 @@ struct FwdMainloopSm90 {
     }
   }
 
-  /// Consumers: accumulates O (this warpgroup's 64 rows x HEAD_DIM, fp32, unnormalised) and the softmax
+  /// Consumers: accumulates O (this warpgroup's 64 rows x HEAD_DIM_V, fp32, unnormalised) and the softmax
   /// state over the block's key tiles, once Q landed in buffer `q_stage`. `thread` is the index among the
   /// consumer threads; `pingpong` orders the two warpgroups' wgmma issue. `first_softmax_done()` is called
   /// once, after the softmax of the block's first key tile (at once when the block has no keys); `q_read()`
@@ -218,7 +218,7 @@ struct FwdMainloopSm90 {
     // (row, col) within the block of each score this thread holds, as a (rows, cols) view.
     Tensor tScS = thr_qk.partition_C(own_rows(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{})));
     Tensor tScS_rc = make_tensor(tScS.data(), gmma_acc_rowcol_layout(tScS.layout()));  // (ROWS, COLS)
-    Tensor tOrO_rc = gmma_acc_rowcol(tOrO);                                            // (ROWS, HEAD_DIM)
+    Tensor tOrO_rc = gmma_acc_rowcol(tOrO);                                            // (ROWS, HEAD_DIM_V)
     Tensor tSrS = partition_fragment_C(mma_qk, Shape<_64, Int<kBlockN>>{});            // (MMA, MMA_M, MMA_N)
     Tensor scores = gmma_acc_rowcol(tSrS);                                             // (ROWS, BLOCK_N)
     // P of a step in the element type. With the intra-warpgroup overlap P_{n+1}'s product runs while S_n
@@ -379,10 +379,10 @@ struct FwdMainloopSm90 {
   /// is NaN in the tensor cores. Only the sequence-end tile needs it. All consumer threads take part.
   template <class SVt>
   __device__ static void zero_key_tail(SVt& sVt, int stage, int valid, int thread) {
-    constexpr int kElements = kHeadDim * kBlockN;
+    constexpr int kElements = kHeadDimV * kBlockN;
     for (int i = thread; i < kElements; i += kConsumerThreads) {
-      const int d = i % kHeadDim;
-      const int key = i / kHeadDim;
+      const int d = i % kHeadDimV;
+      const int key = i / kHeadDimV;
       if (key >= valid) sVt(d, key, stage) = Element(0);
     }
     // Generic-proxy stores read next by wgmma (async proxy): fence, then publish to every consumer.

@@ -15,17 +15,18 @@
 
 namespace flashattn::cuda::sm90 {
 
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 struct FwdParamsSm90 {
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   FwdKernelParams base;
   typename Layouts::TmaQ tma_q;
   typename Layouts::TmaK tma_k;
   typename Layouts::TmaV tma_v;
   typename Layouts::TmaO tma_o;
-  typename Layouts::GmemShape shape_q;   ///< (rows, head dim, heads, batch) of q (and of out).
+  typename Layouts::GmemShape shape_q;   ///< (rows, head dim, heads, batch) of q.
   typename Layouts::GmemShape shape_k;   ///< (rows, head dim, heads_kv, batch) of k.
-  typename Layouts::GmemShape shape_vt;  ///< (head dim, rows, heads_kv, batch) of v.
+  typename Layouts::GmemShape shape_vt;  ///< (head dim v, rows, heads_kv, batch) of v.
+  typename Layouts::GmemShape shape_o;   ///< (rows, head dim v, heads, batch) of out.
   PersistentTileScheduler::Order order;  ///< The tiles and the order the CTAs walk them in.
 };
 
@@ -44,12 +45,12 @@ inline cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t> gmem_
 
 /// Host: the device parameters of `params` (validated; at least one query tile) on a device of
 /// `multiprocessors` SMs. `args` gives the row extents of varlen tensors (total_q, total_k).
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
-FwdParamsSm90<Element, kHeadDim, kRegime> make_fwd_params_sm90(const ForwardParams& params,
-                                                               const AttentionArgs& args,
-                                                               int multiprocessors) {
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
+FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const ForwardParams& params,
+                                                                          const AttentionArgs& args,
+                                                                          int multiprocessors) {
   using namespace cute;
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kRegime>;
+  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   const bool varlen = params.is_varlen();
   const std::int64_t rows_q = varlen ? args.q.shape[0] : params.max_seqlen_q;
   const std::int64_t rows_k = varlen ? args.k.shape[0] : params.max_seqlen_k;
@@ -60,7 +61,7 @@ FwdParamsSm90<Element, kHeadDim, kRegime> make_fwd_params_sm90(const ForwardPara
       make_gmem_ptr(static_cast<const Element*>(params.q)), shape_q,
       make_stride(params.q_strides.row, _1{}, params.q_strides.head, batch_stride(params.q_strides)));
   // A tensor map cannot describe zero rows: with no key anywhere no key tile is ever loaded, and the maps
-  // of K and V describe Q's memory instead, never read.
+  // of K and V describe Q's memory instead, never read (Dv <= D: V's view fits in Q's rows).
   const bool no_keys = rows_k == 0;
   const void* k_data = no_keys ? params.q : params.k;
   const void* v_data = no_keys ? params.q : params.v;
@@ -69,11 +70,13 @@ FwdParamsSm90<Element, kHeadDim, kRegime> make_fwd_params_sm90(const ForwardPara
   if (no_keys) shape_k = shape_q;
   auto k_tensor = make_tensor(make_gmem_ptr(static_cast<const Element*>(k_data)), shape_k,
                               make_stride(k_strides.row, _1{}, k_strides.head, batch_stride(k_strides)));
-  auto shape_vt = make_shape(get<1>(shape_k), get<0>(shape_k), get<2>(shape_k), get<3>(shape_k));
+  auto shape_vt = make_shape(static_cast<std::int32_t>(params.head_dim_v), get<0>(shape_k), get<2>(shape_k),
+                             get<3>(shape_k));
+  auto shape_o = detail::gmem_shape(params, rows_q, params.head_dim_v, params.heads);
   auto vt_tensor = make_tensor(make_gmem_ptr(static_cast<const Element*>(v_data)), shape_vt,
                                make_stride(_1{}, v_strides.row, v_strides.head, batch_stride(v_strides)));
   auto out_tensor = make_tensor(
-      make_gmem_ptr(static_cast<Element*>(params.out)), shape_q,
+      make_gmem_ptr(static_cast<Element*>(params.out)), shape_o,
       make_stride(params.out_strides.row, _1{}, params.out_strides.head, batch_stride(params.out_strides)));
   const FwdKernelParams base = make_fwd_kernel_params(params, Layouts::kBlockM);
   return {base,
@@ -84,6 +87,7 @@ FwdParamsSm90<Element, kHeadDim, kRegime> make_fwd_params_sm90(const ForwardPara
           shape_q,
           shape_k,
           shape_vt,
+          shape_o,
           PersistentTileScheduler::order(base, multiprocessors)};
 }
 

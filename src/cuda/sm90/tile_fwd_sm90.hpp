@@ -1,4 +1,5 @@
-// flashattn — compile-time tile configuration of the Hopper (sm90) forward kernel, one per head dim.
+// flashattn — compile-time tile configuration of the Hopper (sm90) forward kernel, one per head dim (D = Dv)
+// and per (D, Dv) pair.
 //
 // Limits behind every choice: 227 KB of shared memory per CTA; 64K registers per SM shared by
 // 128 * (consumer_warpgroups + 1) threads, rebalanced with setmaxnreg (producer 24; consumers 240 each
@@ -91,9 +92,10 @@ constexpr const char* fwd_ablation_suffix_sm90() {
   }
 }
 
-/// The tile of head dim `head_dim` in `regime` as built (0 fields for a (head dim, regime) with no sm90
-/// kernel).
-constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
+/// The tile of head dims (`head_dim`, `head_dim_v`) in `regime` as built (0 fields for a (head dims,
+/// regime) with no sm90 kernel).
+constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTileRegime regime) {
+  if (head_dim_v != head_dim) return {0, 0, 0, 0, 0};  // no D != Dv pair has a tile yet
   if (regime == FwdTileRegime::short_keys) {
     switch (head_dim) {
       // D = 64, short key loops (core::short_key_loop_sm90_d64 says when and why): 128x128 with two
@@ -175,10 +177,11 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, FwdTileRegime regime) {
   }
 }
 
-/// The tile of (`head_dim`, `regime`) with the ablation build's choice turned off.
-constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, FwdTileRegime regime) {
-  FwdTileSm90 tile = fwd_tile_sm90_design(head_dim, regime);
-  if (tile.block_m == 0) return tile;
+/// The tile of (`head_dim`, `head_dim_v`, `regime`) with the ablation build's choice turned off. The
+/// ablations act on D = Dv tiles only.
+constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, int head_dim_v, FwdTileRegime regime) {
+  FwdTileSm90 tile = fwd_tile_sm90_design(head_dim, head_dim_v, regime);
+  if (tile.block_m == 0 || head_dim_v != head_dim) return tile;
   switch (kFwdAblationSm90) {
     case FwdAblationSm90::no_pingpong:
       tile.pingpong = false;
@@ -232,7 +235,7 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, FwdTileRegime regime) {
     // widened to 192 keys spills 112 bytes.)
     case FwdAblationSm90::wider_short_tiles:
       if (regime == FwdTileRegime::short_keys && (head_dim == 128 || head_dim == 256))
-        tile = fwd_tile_sm90_design(head_dim, FwdTileRegime::long_keys);
+        tile = fwd_tile_sm90_design(head_dim, head_dim, FwdTileRegime::long_keys);
       break;
     default:
       break;
@@ -240,17 +243,12 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, FwdTileRegime regime) {
   return tile;
 }
 
-/// Whether an sm90 forward kernel exists for this head dim (D = Dv).
-constexpr bool has_fwd_tile_sm90(int head_dim) {
-  return fwd_tile_sm90(head_dim, FwdTileRegime::long_keys).block_m > 0;
-}
-
 /// The tile regime of a forward call: at D = 64 the short-key tile for short key loops
 /// (core::short_key_loop_sm90_d64), at D = 128 the long-key (144-key) tile only where
 /// core::wide_key_tile_sm90_d128 says it pays, at D = 256 the short-key (64-key) tile where
-/// core::narrow_key_tile_sm90_d256 says so; the long-key tile elsewhere and wherever the regime asked for
-/// has no tile.
-constexpr FwdTileRegime fwd_tile_regime_sm90(int head_dim, int max_seqlen_k, bool causal) {
+/// core::narrow_key_tile_sm90_d256 says so; the long-key tile elsewhere (every D != Dv pair) and wherever
+/// the regime asked for has no tile.
+constexpr FwdTileRegime fwd_tile_regime_sm90(int head_dim, int head_dim_v, int max_seqlen_k, bool causal) {
   FwdTileRegime regime = FwdTileRegime::long_keys;
   if (head_dim == 64 && core::short_key_loop_sm90_d64(max_seqlen_k)) regime = FwdTileRegime::short_keys;
   if (head_dim == 128 && !core::wide_key_tile_sm90_d128(max_seqlen_k, causal)) {
@@ -258,7 +256,7 @@ constexpr FwdTileRegime fwd_tile_regime_sm90(int head_dim, int max_seqlen_k, boo
   }
   if (head_dim == 256 && core::narrow_key_tile_sm90_d256(max_seqlen_k, causal))
     regime = FwdTileRegime::short_keys;
-  return fwd_tile_sm90(head_dim, regime).block_m > 0 ? regime : FwdTileRegime::long_keys;
+  return fwd_tile_sm90(head_dim, head_dim_v, regime).block_m > 0 ? regime : FwdTileRegime::long_keys;
 }
 
 }  // namespace flashattn::cuda::sm90
