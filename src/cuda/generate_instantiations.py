@@ -23,7 +23,7 @@ from dataclasses import dataclass
 DTYPES = {"fp16": "cutlass::half_t", "bf16": "cutlass::bfloat16_t"}
 HEAD_DIMS = (64, 96, 128, 192, 256)
 SM90_HEAD_DIMS = (64, 96, 128, 192, 256)  # src/cuda/sm90/tile_fwd_sm90.hpp has a tile for these
-SM90_HEAD_DIM_PAIRS = ((192, 128),)  # (D, Dv) with D != Dv: a tile there too (selected with its D)
+SM90_HEAD_DIM_PAIRS = ()  # (D, Dv) with D != Dv and a tile there too (selected with its D)
 SM90_BWD_HEAD_DIMS = (64, 128, 256)  # src/cuda/sm90/tile_bwd_sm90.hpp has a tile for these
 # How a family's TUs are compiled (cmake/FlashattnCuda.cmake reads the lists of sources.cmake):
 # - "one_ptx": device code that never asks for __CUDA_ARCH__: one compute_80 PTX, assembled by ptxas for
