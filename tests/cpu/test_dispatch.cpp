@@ -119,25 +119,20 @@ TEST(Dispatch, HopperKernelThatDoesNotFitFallsBackVisiblyOrIsAnError) {
   EXPECT_FALSE(fits.fell_back);
 }
 
-// A D != Dv problem takes only a kernel built for its pair: on sm90 the Hopper forward of D 192 / Dv 128;
-// anywhere else, and for the backward and decoding, an error naming v, the pair and why each path refuses.
+// A D != Dv problem takes only a kernel built for its pair (D 192 / Dv 128: the Hopper and the portable
+// forward, where built); without one, and for the backward and decoding, an error naming v, the pair and
+// why each path refuses.
 TEST(Dispatch, HeadDimPairsTakeOnlyTheirOwnKernel) {
   EXPECT_EQ((KernelKey{Backend::cuda, OpKind::forward, DType::bf16, 90, 192, 128}.name()),
             "fwd_sm90_bf16_hd192_dv128");
   BackwardParams pair = problem();
   pair.head_dim = 192;
   pair.head_dim_v = 128;
+  const ForwardParams& forward = pair;
   const KernelKey hopper{Backend::cuda, OpKind::forward, DType::bf16, 90, 192, 128};
-  const bool built = kernel_smem_bytes(hopper) > 0;
-  const Selection on_hopper =
-      select_kernel(OpKind::forward, static_cast<const ForwardParams&>(pair), device(90, 0));
-  if (built) {
-    ASSERT_TRUE(on_hopper.key) << on_hopper.status.message();
-    EXPECT_EQ(*on_hopper.key, hopper);
-    EXPECT_FALSE(on_hopper.fell_back);
-  } else {
-    EXPECT_FALSE(on_hopper.key);
-  }
+  const KernelKey portable{Backend::cuda, OpKind::forward, DType::bf16, 80, 192, 128};
+  const bool hopper_built = kernel_smem_bytes(hopper) > 0;
+  const bool portable_built = kernel_smem_bytes(portable) > 0;
 
   auto expect_refused = [](const Selection& selection, const std::string& why) {
     EXPECT_FALSE(selection.key);
@@ -146,15 +141,35 @@ TEST(Dispatch, HeadDimPairsTakeOnlyTheirOwnKernel) {
     EXPECT_EQ(message.rfind("v: head_dim_v 128 differs from head_dim 192", 0), 0u) << message;
     EXPECT_NE(message.find(why), std::string::npos) << message;
   };
-  // An A100 has no sm90 kernel, and no portable kernel takes the pair.
-  expect_refused(select_kernel(OpKind::forward, static_cast<const ForwardParams&>(pair), device(80, 0)),
-                 "the device is not sm90, and no portable kernel is built for fwd_sm80_bf16_hd192_dv128");
-  // The portable path asked for on an H100.
-  DeviceContext portable = device(90, 0);
-  portable.path = CudaPath::portable;
-  expect_refused(select_kernel(OpKind::forward, static_cast<const ForwardParams&>(pair), portable),
-                 built ? "the portable path was requested" : "no sm90 kernel is built");
-  // No backward takes the pair yet.
+  auto expect_key = [](const Selection& selection, const KernelKey& key, bool fell_back) {
+    ASSERT_TRUE(selection.key) << selection.status.message();
+    EXPECT_EQ(*selection.key, key);
+    EXPECT_EQ(selection.fell_back, fell_back) << selection.fallback_reason;
+  };
+  // An H100: the Hopper kernel of the pair, else the portable one as a visible fallback.
+  const Selection on_hopper = select_kernel(OpKind::forward, forward, device(90, 0));
+  if (hopper_built) {
+    expect_key(on_hopper, hopper, false);
+  } else if (portable_built) {
+    expect_key(on_hopper, portable, true);
+  } else {
+    expect_refused(on_hopper,
+                   "no sm90 kernel is built for fwd_sm90_bf16_hd192_dv128, and no portable kernel is "
+                   "built for fwd_sm80_bf16_hd192_dv128");
+  }
+  // An A100 and the portable path asked for on an H100: the portable kernel of the pair or nothing.
+  DeviceContext portable_path = device(90, 0);
+  portable_path.path = CudaPath::portable;
+  for (const DeviceContext& context : {device(80, 0), portable_path}) {
+    const Selection selection = select_kernel(OpKind::forward, forward, context);
+    if (portable_built) {
+      expect_key(selection, portable, false);
+    } else {
+      expect_refused(selection,
+                     context.arch == 80 ? "the device is not sm90" : "no portable kernel is built");
+    }
+  }
+  // No backward or decode kernel takes the pair yet.
   expect_refused(select_kernel(OpKind::backward, pair, device(90, 0)),
                  "no sm90 kernel is built for bwd_sm90_bf16_hd192_dv128");
   KVCacheParams kvcache;

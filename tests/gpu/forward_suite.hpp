@@ -55,6 +55,73 @@ inline void expect_sweep_matches_oracle(const Capabilities& caps, const Target& 
   expect_all_pass(cases, op, target);
 }
 
+/// The cases a D != Dv pair's kernel must pass, in `dtype`: what changes the V and O paths — partial key
+/// and query tiles, the causal diagonal on strided views with GQA, varlen with empty sequences and used
+/// keys (V's tail rows), a window with softcap and ALiBi, a batch without any key, many heads (the Hopper
+/// kernel's paired tiles).
+inline std::vector<Case> head_dim_pair_cases(int head_dim, int head_dim_v, DType dtype) {
+  Case full;
+  full.dtype = dtype;
+  full.head_dim = head_dim;
+  full.head_dim_v = head_dim_v;
+  full.batch = 2;
+  full.heads = 4;
+  full.heads_kv = 2;
+  full.seqlen_q = 300;
+  full.seqlen_k = 383;
+  full.seed = 7001;
+  Case causal = full;
+  causal.seqlen_q = causal.seqlen_k = 383;
+  causal.causal = true;
+  causal.strided = true;
+  causal.seed = 7002;
+  Case varlen = full;
+  varlen.batch = 5;
+  varlen.seqlens_q = {0, 1, 129, 300, 64};
+  varlen.seqlens_k = {5, 0, 200, 383, 129};
+  varlen.seqused_k = {5, 0, 150, 383, 100};
+  varlen.causal = true;
+  varlen.seed = 7003;
+  Case mods = full;
+  mods.window_left = 100;
+  mods.window_right = 20;
+  mods.softcap = 30.0f;
+  mods.alibi = true;
+  mods.seed = 7004;
+  Case no_keys = full;
+  no_keys.batch = 2;
+  no_keys.seqlens_q = {3, 130};
+  no_keys.seqlens_k = {0, 0};
+  no_keys.seed = 7005;
+  Case many_heads = full;
+  many_heads.batch = 5;
+  many_heads.heads = 32;
+  many_heads.heads_kv = 8;
+  many_heads.seqlen_q = many_heads.seqlen_k = 300;
+  many_heads.causal = true;
+  many_heads.seed = 7006;
+  return {full, causal, varlen, mods, no_keys, many_heads};
+}
+
+/// Every built pair of `caps` on `target`'s path, every dtype: head_dim_pair_cases() pass the oracle, the
+/// kernel RunInfo names is `kernel_prefix` + "<dtype>_hd<D>_dv<Dv>" with no fallback, and reruns of the
+/// causal case are bitwise identical.
+inline void expect_head_dim_pairs_match_oracle(const Capabilities& caps, const Target& target,
+                                               const std::string& kernel_prefix) {
+  for (const auto& [head_dim, head_dim_v] : caps.head_dim_pairs) {
+    for (DType dtype : caps.dtypes) {
+      const std::vector<Case> cases = head_dim_pair_cases(head_dim, head_dim_v, dtype);
+      expect_all_pass(cases, Op::forward, target);
+      const CaseResult result = run_case(cases.front(), Op::forward, target);
+      ASSERT_TRUE(result.status.ok()) << summary(result);
+      EXPECT_EQ(result.info.kernel, kernel_prefix + to_string(dtype) + "_hd" + std::to_string(head_dim) +
+                                        "_dv" + std::to_string(head_dim_v));
+      EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
+      EXPECT_TRUE(reruns_bitwise_equal(cases[1], Op::forward, target, 5)) << describe(cases[1]);
+    }
+  }
+}
+
 /// A dense GQA case (B 2, H 4, Hk 2) of the first built dtype.
 inline Case dense_gqa_case(const Capabilities& caps, int head_dim, int seqlen_q, int seqlen_k,
                            std::uint64_t seed) {

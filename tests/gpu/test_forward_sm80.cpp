@@ -42,6 +42,14 @@ TEST(CudaForwardSm80, SweepMatchesOracle) {
   expect_sweep_matches_oracle(caps, kPortable);
 }
 
+// D != Dv pairs (D 192 / Dv 128) on the portable kernel of the pair, forced onto the portable path.
+TEST(CudaForwardSm80, HeadDimPairsMatchOracle) {
+  SKIP_WITHOUT_GPU();
+  const Capabilities caps = portable_capabilities();
+  if (caps.head_dim_pairs.empty()) GTEST_SKIP() << "no portable D != Dv forward kernel is built";
+  expect_head_dim_pairs_match_oracle(caps, kPortable, "fwd_sm80_");
+}
+
 TEST(CudaForwardSm80, RerunsAreBitwiseIdentical) {
   SKIP_WITHOUT_GPU();
   const Capabilities caps = portable_capabilities();

@@ -181,59 +181,12 @@ TEST(CudaForwardSm90, CausalProblemsOfManyHeadsTakeTheirTilesInPairs) {
   }
 }
 
-// D != Dv pairs (D 192 / Dv 128): Q·Kᵀ over D, P·V and O over Dv, O staged in Q's shared memory. Against the
-// oracle with what changes the V and O paths: partial key and query tiles, the causal diagonal on strided
-// views with GQA, varlen with empty sequences and used keys (V's tail rows zeroed), a window with softcap and
-// ALiBi, a batch without any key (the tensor maps of K and V then describe Q), many heads (paired tiles);
-// RunInfo names the pair's kernel; reruns are bitwise identical.
+// D != Dv pairs (D 192 / Dv 128) on the sm90 kernel of the pair: Q·Kᵀ over D, P·V and O over Dv, O staged
+// in Q's shared memory (forward_suite.hpp's head_dim_pair_cases).
 TEST(CudaForwardSm90, HeadDimPairsMatchOracle) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
   if (caps.head_dim_pairs.empty()) GTEST_SKIP() << "no sm90 D != Dv forward kernel is built";
-  for (const auto& [head_dim, head_dim_v] : caps.head_dim_pairs) {
-    for (DType dtype : caps.dtypes) {
-      Case full = dense_gqa_case(caps, head_dim, 300, 383, 7001);
-      full.dtype = dtype;
-      full.head_dim_v = head_dim_v;
-      Case causal = full;
-      causal.seqlen_q = causal.seqlen_k = 383;
-      causal.causal = true;
-      causal.strided = true;
-      causal.seed = 7002;
-      Case varlen = full;
-      varlen.batch = 5;
-      varlen.seqlens_q = {0, 1, 129, 300, 64};
-      varlen.seqlens_k = {5, 0, 200, 383, 129};
-      varlen.seqused_k = {5, 0, 150, 383, 100};
-      varlen.causal = true;
-      varlen.seed = 7003;
-      Case mods = full;
-      mods.window_left = 100;
-      mods.window_right = 20;
-      mods.softcap = 30.0f;
-      mods.alibi = true;
-      mods.seed = 7004;
-      Case no_keys = full;
-      no_keys.batch = 2;
-      no_keys.seqlens_q = {3, 130};
-      no_keys.seqlens_k = {0, 0};
-      no_keys.seed = 7005;
-      Case many_heads = full;
-      many_heads.batch = 5;
-      many_heads.heads = 32;
-      many_heads.heads_kv = 8;
-      many_heads.seqlen_q = many_heads.seqlen_k = 300;
-      many_heads.causal = true;
-      many_heads.seed = 7006;
-      expect_all_pass({full, causal, varlen, mods, no_keys, many_heads}, Op::forward, kHopper);
-
-      const CaseResult result = run_case(full, Op::forward, Target{kDevice, CudaPath::automatic, 0});
-      ASSERT_TRUE(result.status.ok()) << summary(result);
-      EXPECT_EQ(result.info.kernel, std::string("fwd_sm90_") + to_string(dtype) + "_hd" +
-                                        std::to_string(head_dim) + "_dv" + std::to_string(head_dim_v));
-      EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
-      EXPECT_TRUE(reruns_bitwise_equal(causal, Op::forward, kHopper, 5)) << describe(causal);
-    }
-  }
+  expect_head_dim_pairs_match_oracle(caps, kHopper, "fwd_sm90_");
 }
 
 }  // namespace

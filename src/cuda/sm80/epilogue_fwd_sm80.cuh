@@ -12,13 +12,13 @@
 
 namespace flashattn::cuda::sm80 {
 
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 struct FwdEpilogueSm80 {
-  using Layouts = FwdLayouts<Element, kHeadDim, kRegime>;
+  using Layouts = FwdLayouts<Element, kHeadDim, kHeadDimV, kRegime>;
   static constexpr int kBlockM = Layouts::kBlockM;
 
   /// acc_o: (MMA, MMA_M, MMA_N) fp32 of the CTA's TiledMma; lse: natural-log lse of the thread's rows in
-  /// the order of acc_rowcol; gO: (BLOCK_M, HEAD_DIM); lse_out: the block's first lse entry, or null.
+  /// the order of acc_rowcol; gO: (BLOCK_M, HEAD_DIM_V); lse_out: the block's first lse entry, or null.
   template <class AccO, class GO, int kRows>
   __device__ __forceinline__ static void store(typename Layouts::SharedStorage& smem, const AccO& acc_o,
                                                const float (&lse)[kRows], GO& gO, float* lse_out,
@@ -26,7 +26,7 @@ struct FwdEpilogueSm80 {
     using namespace cute;
     const int tid = threadIdx.x;
     Tensor sO =
-        make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutO{});  // (BLOCK_M, HEAD_DIM)
+        make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutO{});  // (BLOCK_M, HEAD_DIM_V)
     typename Layouts::TiledMma mma;
 
     Tensor rO = convert_fragment<Element>(acc_o);
@@ -39,7 +39,7 @@ struct FwdEpilogueSm80 {
 
     if (lse_out != nullptr) {
       Tensor tOcO =
-          mma.get_thread_slice(tid).partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+          mma.get_thread_slice(tid).partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDimV>>{}));
       store_lse_rows(make_tensor(tOcO.data(), acc_rowcol_layout(tOcO.layout())), lse, lse_out, q_rows);
     }
     __syncthreads();  // O is complete in shared memory
@@ -48,7 +48,7 @@ struct FwdEpilogueSm80 {
     auto gmem_thr = gmem_copy.get_thread_slice(tid);
     Tensor tOsO = gmem_thr.partition_S(sO);  // (CPY, CPY_M, CPY_K)
     Tensor tOgO = gmem_thr.partition_D(gO);
-    Tensor tOcO = gmem_thr.partition_D(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+    Tensor tOcO = gmem_thr.partition_D(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDimV>>{}));
     store_rows_predicated(gmem_copy, tOsO, tOgO, tOcO, q_rows);
   }
 };

@@ -17,13 +17,13 @@ namespace flashattn::cuda::sm80 {
 /// Grid: one CTA per (query tile, head, batch), flattened into x (y and z would cap B and H at 65535).
 /// Query tiles vary fastest so the CTAs reading one head's K and V run together and share them in L2;
 /// they are visited last tile first, so under a causal mask the longest CTAs start first.
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
-__global__ void __launch_bounds__(FwdLayouts<Element, kHeadDim, kRegime>::kThreads,
-                                  FwdLayouts<Element, kHeadDim, kRegime>::kCtasPerSm)
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
+__global__ void __launch_bounds__(FwdLayouts<Element, kHeadDim, kHeadDimV, kRegime>::kThreads,
+                                  FwdLayouts<Element, kHeadDim, kHeadDimV, kRegime>::kCtasPerSm)
     fwd_sm80_kernel(const __grid_constant__ FwdKernelParams params) {
-  using Layouts = FwdLayouts<Element, kHeadDim, kRegime>;
-  using Mainloop = FwdMainloopSm80<Element, kHeadDim, kRegime>;
-  using Epilogue = FwdEpilogueSm80<Element, kHeadDim, kRegime>;
+  using Layouts = FwdLayouts<Element, kHeadDim, kHeadDimV, kRegime>;
+  using Mainloop = FwdMainloopSm80<Element, kHeadDim, kHeadDimV, kRegime>;
+  using Epilogue = FwdEpilogueSm80<Element, kHeadDim, kHeadDimV, kRegime>;
   constexpr int kBlockM = Layouts::kBlockM;
   constexpr int kBlockN = Layouts::kBlockN;
   static_assert(kHeadDim % 32 == 0 && kHeadDim <= 256, "head dims 32..256 in steps of 32 are tiled");
@@ -59,10 +59,11 @@ __global__ void __launch_bounds__(FwdLayouts<Element, kHeadDim, kRegime>::kThrea
       Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_stride(p.k_strides.row, _1{}));  // (BLOCK_N, HEAD_DIM)
   Tensor gV = make_tensor(
       make_gmem_ptr(static_cast<const Element*>(p.v) + info.v_offset(p) + n_last * kBlockN * p.v_strides.row),
-      Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_stride(p.v_strides.row, _1{}));  // (BLOCK_N, HEAD_DIM)
+      Shape<Int<kBlockN>, Int<kHeadDimV>>{}, make_stride(p.v_strides.row, _1{}));  // (BLOCK_N, HEAD_DIM_V)
 
   typename Layouts::TiledMma mma;
-  Tensor acc_o = partition_fragment_C(mma, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // (MMA, MMA_M, MMA_N) fp32
+  Tensor acc_o =
+      partition_fragment_C(mma, Shape<Int<kBlockM>, Int<kHeadDimV>>{});  // (MMA, MMA_M, MMA_N) fp32
   clear(acc_o);
   typename Mainloop::Softmax softmax(params.softmax_scale_log2);
   Mainloop::run(params, smem, gQ, gK, gV, kBlockN * p.k_strides.row, kBlockN * p.v_strides.row, work, range,
@@ -72,8 +73,8 @@ __global__ void __launch_bounds__(FwdLayouts<Element, kHeadDim, kRegime>::kThrea
   Tensor acc_o_rc = acc_rowcol(acc_o);
   softmax.finalize(acc_o_rc, lse);
   Tensor gO = make_tensor(make_gmem_ptr(static_cast<Element*>(p.out) + info.out_offset(p, work.row0)),
-                          Shape<Int<kBlockM>, Int<kHeadDim>>{},
-                          make_stride(p.out_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM)
+                          Shape<Int<kBlockM>, Int<kHeadDimV>>{},
+                          make_stride(p.out_strides.row, _1{}));  // (BLOCK_M, HEAD_DIM_V)
   float* lse_out = p.lse != nullptr ? p.lse + info.lse_offset(p, work.row0) : nullptr;
   Epilogue::store(smem, acc_o, lse, gO, lse_out, work.q_rows);
 }

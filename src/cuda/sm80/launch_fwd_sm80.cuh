@@ -41,21 +41,21 @@ inline bool fits_block(int device, int smem_bytes) {
 
 /// Dynamic shared memory per block of the smallest tile the launcher can take (dispatch compares it with
 /// the device's limit; launch_fwd_sm80 falls back to that tile where the long-key one does not fit).
-template <class Element, int kHeadDim>
+template <class Element, int kHeadDim, int kHeadDimV = kHeadDim>
 constexpr int fwd_smem_bytes_sm80() {
-  constexpr int kLong = FwdLayouts<Element, kHeadDim, FwdTileRegime::long_keys>::kSmemBytes;
-  if constexpr (fwd_tile(kHeadDim, FwdTileRegime::short_keys).block_m > 0) {
-    constexpr int kShort = FwdLayouts<Element, kHeadDim, FwdTileRegime::short_keys>::kSmemBytes;
+  constexpr int kLong = FwdLayouts<Element, kHeadDim, kHeadDimV, FwdTileRegime::long_keys>::kSmemBytes;
+  if constexpr (fwd_tile(kHeadDim, kHeadDimV, FwdTileRegime::short_keys).block_m > 0) {
+    constexpr int kShort = FwdLayouts<Element, kHeadDim, kHeadDimV, FwdTileRegime::short_keys>::kSmemBytes;
     return kShort < kLong ? kShort : kLong;
   } else {
     return kLong;
   }
 }
 
-/// Launches the forward of `params` with the tile of (kHeadDim, kRegime).
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
+/// Launches the forward of `params` with the tile of (kHeadDim, kHeadDimV, kRegime).
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 Status launch_fwd_sm80_tile(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
-  using Layouts = FwdLayouts<Element, kHeadDim, kRegime>;
+  using Layouts = FwdLayouts<Element, kHeadDim, kHeadDimV, kRegime>;
   const FwdKernelParams kernel_params = make_fwd_kernel_params(params, Layouts::kBlockM);
   const std::int64_t ctas = std::int64_t{kernel_params.num_m_blocks} * params.heads * params.batch;
   info.block_m = Layouts::kBlockM;
@@ -70,7 +70,7 @@ Status launch_fwd_sm80_tile(const ForwardParams& params, const AttentionArgs& ar
   info.num_ctas = static_cast<int>(ctas);
   DeviceGuard guard(args.device.index);
   if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
-  auto* kernel = &fwd_sm80_kernel<Element, kHeadDim, kRegime>;
+  auto* kernel = &fwd_sm80_kernel<Element, kHeadDim, kHeadDimV, kRegime>;
   constexpr int kSmem = Layouts::kSmemBytes;
   if (kSmem > 48 * 1024) {
     // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in (once per device and kernel).
@@ -85,22 +85,25 @@ Status launch_fwd_sm80_tile(const ForwardParams& params, const AttentionArgs& ar
   return {};
 }
 
-/// Launches the forward of `params` (validated; q, k, v, out, lse on CUDA device args.device.index) with
-/// the tile fwd_tile_regime() picks, the long-key tile where the short-key one would not share an SM — and
-/// the short-key tile wherever the long-key one does not fit a block (99 KB parts at D = 256).
-template <class Element, int kHeadDim>
+/// Launches the forward of `params` (validated; q, k, v, out, lse on CUDA device args.device.index; head
+/// dims kHeadDim and kHeadDimV) with the tile fwd_tile_regime() picks, the long-key tile where the
+/// short-key one would not share an SM — and the short-key tile wherever the long-key one does not fit a
+/// block (99 KB parts at D = 256).
+template <class Element, int kHeadDim, int kHeadDimV = kHeadDim>
 Status launch_fwd_sm80(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
-  constexpr FwdTile kShortTile = fwd_tile(kHeadDim, FwdTileRegime::short_keys);
+  constexpr FwdTile kShortTile = fwd_tile(kHeadDim, kHeadDimV, FwdTileRegime::short_keys);
   if constexpr (kShortTile.block_m > 0) {
-    using ShortLayouts = FwdLayouts<Element, kHeadDim, FwdTileRegime::short_keys>;
-    using LongLayouts = FwdLayouts<Element, kHeadDim, FwdTileRegime::long_keys>;
-    if ((fwd_tile_regime(kHeadDim, params.max_seqlen_k, params.causal) == FwdTileRegime::short_keys &&
+    using ShortLayouts = FwdLayouts<Element, kHeadDim, kHeadDimV, FwdTileRegime::short_keys>;
+    using LongLayouts = FwdLayouts<Element, kHeadDim, kHeadDimV, FwdTileRegime::long_keys>;
+    if ((fwd_tile_regime(kHeadDim, kHeadDimV, params.max_seqlen_k, params.causal) ==
+             FwdTileRegime::short_keys &&
          ctas_fit_sm(args.device.index, ShortLayouts::kSmemBytes, kShortTile.ctas_per_sm)) ||
         !fits_block(args.device.index, LongLayouts::kSmemBytes)) {
-      return launch_fwd_sm80_tile<Element, kHeadDim, FwdTileRegime::short_keys>(params, args, info);
+      return launch_fwd_sm80_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::short_keys>(params, args,
+                                                                                           info);
     }
   }
-  return launch_fwd_sm80_tile<Element, kHeadDim, FwdTileRegime::long_keys>(params, args, info);
+  return launch_fwd_sm80_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::long_keys>(params, args, info);
 }
 
 }  // namespace flashattn::cuda::sm80

@@ -13,11 +13,13 @@
 
 namespace flashattn::cuda::sm80 {
 
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
+/// kHeadDim: the head dim of Q and K; kHeadDimV: that of V and O, at most kHeadDim (O is staged in Q's
+/// buffer).
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 struct FwdLayouts {
   static_assert(std::is_same_v<Element, cutlass::half_t> || std::is_same_v<Element, cutlass::bfloat16_t>,
                 "mma.sync m16n8k16 takes fp16 or bf16 operands");
-  static constexpr FwdTile kTile = fwd_tile(kHeadDim, kRegime);
+  static constexpr FwdTile kTile = fwd_tile(kHeadDim, kHeadDimV, kRegime);
   static_assert(kTile.block_m > 0, "no tile configuration for this head dim and regime");
   static constexpr int kBlockM = kTile.block_m;
   static constexpr int kBlockN = kTile.block_n;
@@ -25,7 +27,9 @@ struct FwdLayouts {
   static constexpr int kThreads = kWarps * 32;
   static constexpr int kCtasPerSm = kTile.ctas_per_sm;
   static_assert(kBlockM % (16 * kWarps) == 0, "each warp owns whole 16-row MMA tiles of the query block");
-  static_assert(kBlockN % 16 == 0 && kHeadDim % 16 == 0, "m16n8k16 (with 16-wide N permutation) tiles");
+  static_assert(kBlockN % 16 == 0 && kHeadDim % 16 == 0 && kHeadDimV % 16 == 0,
+                "m16n8k16 (with 16-wide N permutation) tiles");
+  static_assert(kHeadDimV <= kHeadDim, "O is staged in Q's buffer");
 
   // ---- Tensor cores: warps split the query rows; no warp shares a row, so no cross-warp reduction.
   using MmaOp = std::conditional_t<std::is_same_v<Element, cutlass::half_t>,
@@ -36,21 +40,32 @@ struct FwdLayouts {
                      cute::Tile<cute::Int<16 * kWarps>, cute::_16, cute::_16>>;
 
   // ---- Shared memory: rows of 64 elements (128 B) where the head dim allows, else 32 (head dim 96);
-  // the XOR swizzle spreads the 8 rows an ldmatrix reads over all 32 banks.
+  // the XOR swizzle spreads the 8 rows an ldmatrix reads over all 32 banks. Q and K rows have D elements,
+  // V and O rows Dv.
   static constexpr int kSmemRowChunk = kHeadDim % 64 == 0 ? 64 : 32;
-  static constexpr int kSwizzleBits = kSmemRowChunk == 64 ? 3 : 2;
-  using SmemLayoutAtom = decltype(cute::composition(
-      cute::Swizzle<kSwizzleBits, 3, 3>{}, cute::Layout<cute::Shape<cute::_8, cute::Int<kSmemRowChunk>>,
-                                                        cute::Stride<cute::Int<kSmemRowChunk>, cute::_1>>{}));
+  static constexpr int kSmemRowChunkV = kHeadDimV % 64 == 0 ? 64 : 32;
+  template <int kRowChunk>
+  using SmemAtomOf =
+      decltype(cute::composition(cute::Swizzle < kRowChunk == 64 ? 3 : 2, 3, 3 > {},
+                                 cute::Layout<cute::Shape<cute::_8, cute::Int<kRowChunk>>,
+                                              cute::Stride<cute::Int<kRowChunk>, cute::_1>>{}));
   using SmemLayoutQ = decltype(cute::tile_to_shape(
-      SmemLayoutAtom{}, cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
-  using SmemLayoutKV = decltype(cute::tile_to_shape(
-      SmemLayoutAtom{}, cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>>{}));  // (BLOCK_N, HEAD_DIM)
-  // V as the B operand of P·V: the same bytes seen as (HEAD_DIM, BLOCK_N).
+      SmemAtomOf<kSmemRowChunk>{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
+  using SmemLayoutK = decltype(cute::tile_to_shape(
+      SmemAtomOf<kSmemRowChunk>{},
+      cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>>{}));  // (BLOCK_N, HEAD_DIM)
+  using SmemLayoutV = decltype(cute::tile_to_shape(
+      SmemAtomOf<kSmemRowChunkV>{},
+      cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDimV>>{}));  // (BLOCK_N, HEAD_DIM_V)
+  // V as the B operand of P·V: the same bytes seen as (HEAD_DIM_V, BLOCK_N).
   using SmemLayoutVt = decltype(cute::composition(
-      SmemLayoutKV{},
-      cute::make_layout(cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>>{}, cute::GenRowMajor{})));
-  using SmemLayoutO = SmemLayoutQ;  // O is staged through Q's buffer in the epilogue.
+      SmemLayoutV{},
+      cute::make_layout(cute::Shape<cute::Int<kHeadDimV>, cute::Int<kBlockN>>{}, cute::GenRowMajor{})));
+  // O is staged through Q's buffer in the epilogue (the same layout when Dv = D).
+  using SmemLayoutO = decltype(cute::tile_to_shape(
+      SmemAtomOf<kSmemRowChunkV>{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDimV>>{}));  // (BLOCK_M, HEAD_DIM_V)
 
   // ---- Shared memory -> registers: ldmatrix (transposing for V, which is K-major in memory).
   using SmemCopyAtom = cute::Copy_Atom<cute::SM75_U32x4_LDSM_N, Element>;
@@ -61,15 +76,18 @@ struct FwdLayouts {
   // ---- Global <-> shared: 16 bytes (8 elements) per thread and copy, a row chunk per group of threads,
   // so a warp reads whole 128-byte lines. cp.async.cg bypasses L1 (K and V are reused through L2 only).
   using GmemCopies = GmemCopiesSm80<Element, kThreads, kSmemRowChunk>;
-  using GmemTiledCopyQKV = typename GmemCopies::TiledLoad;
-  using GmemTiledCopyO = typename GmemCopies::TiledStore;
-  static_assert(kBlockM % GmemCopies::kRowsPerPass == 0 && kBlockN % GmemCopies::kRowsPerPass == 0,
+  using GmemCopiesV = GmemCopiesSm80<Element, kThreads, kSmemRowChunkV>;
+  using GmemTiledCopyQK = typename GmemCopies::TiledLoad;
+  using GmemTiledCopyV = typename GmemCopiesV::TiledLoad;
+  using GmemTiledCopyO = typename GmemCopiesV::TiledStore;
+  static_assert(kBlockM % GmemCopies::kRowsPerPass == 0 && kBlockN % GmemCopies::kRowsPerPass == 0 &&
+                    kBlockM % GmemCopiesV::kRowsPerPass == 0 && kBlockN % GmemCopiesV::kRowsPerPass == 0,
                 "a tile is a whole number of copy passes");
 
   struct SharedStorage {
     cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q;  // Q, then O in the epilogue
-    cute::array_aligned<Element, cute::cosize_v<SmemLayoutKV>> k;
-    cute::array_aligned<Element, cute::cosize_v<SmemLayoutKV>> v;
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> k;
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutV>> v;
   };
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
   static_assert(kCtasPerSm * kSmemBytes <= 228 * 1024, "ctas_per_sm CTAs must fit one SM's shared memory");

@@ -96,9 +96,9 @@ __device__ __forceinline__ void gemm_reg_smem(const TiledMma& mma, Acc& acc, con
   }
 }
 
-template <class Element, int kHeadDim, FwdTileRegime kRegime>
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 struct FwdMainloopSm80 {
-  using Layouts = FwdLayouts<Element, kHeadDim, kRegime>;
+  using Layouts = FwdLayouts<Element, kHeadDim, kHeadDimV, kRegime>;
   static constexpr int kBlockM = Layouts::kBlockM;
   static constexpr int kBlockN = Layouts::kBlockN;
   /// Accumulator rows per thread: 2 per 16-row MMA tile the thread's warp owns.
@@ -139,9 +139,9 @@ struct FwdMainloopSm80 {
     return {max(max(n_right, n_left), work.n_begin), max(n_left, work.n_begin)};
   }
 
-  /// Accumulates O (BLOCK_M, HEAD_DIM) and the softmax state of the block over its key tiles.
-  /// gQ: (BLOCK_M, HEAD_DIM); gK, gV: (BLOCK_N, HEAD_DIM) tiles of the last key tile n_end - 1; key tile n
-  /// lies (n - (n_end - 1)) * k_tile_stride (v_tile_stride) elements from them.
+  /// Accumulates O (BLOCK_M, HEAD_DIM_V) and the softmax state of the block over its key tiles.
+  /// gQ: (BLOCK_M, HEAD_DIM); gK, gV: (BLOCK_N, HEAD_DIM), (BLOCK_N, HEAD_DIM_V) tiles of the last key tile
+  /// n_end - 1; key tile n lies (n - (n_end - 1)) * k_tile_stride (v_tile_stride) elements from them.
   template <class GQ, class GK, class GV, class AccO>
   __device__ __forceinline__ static void run(const FwdKernelParams& params,
                                              typename Layouts::SharedStorage& smem, const GQ& gQ, GK gK,
@@ -153,23 +153,26 @@ struct FwdMainloopSm80 {
     Tensor sQ =
         make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});  // (BLOCK_M, HEAD_DIM)
     Tensor sK =
-        make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutKV{});  // (BLOCK_N, HEAD_DIM)
+        make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});  // (BLOCK_N, HEAD_DIM)
     Tensor sV =
-        make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutKV{});  // (BLOCK_N, HEAD_DIM)
+        make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutV{});  // (BLOCK_N, HEAD_DIM_V)
     Tensor sVt =
-        make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});  // (HEAD_DIM, BLOCK_N)
+        make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutVt{});  // (HEAD_DIM_V, BLOCK_N)
 
     // Global -> shared partitions, with the (row, col) of each copied element for the row predicates.
-    typename Layouts::GmemTiledCopyQKV gmem_copy;
+    typename Layouts::GmemTiledCopyQK gmem_copy;
     auto gmem_thr = gmem_copy.get_thread_slice(tid);
     Tensor tQgQ = gmem_thr.partition_S(gQ);  // (CPY, CPY_M, CPY_K)
     Tensor tQsQ = gmem_thr.partition_D(sQ);
     Tensor tKgK = gmem_thr.partition_S(gK);  // (CPY, CPY_N, CPY_K)
     Tensor tKsK = gmem_thr.partition_D(sK);
-    Tensor tVgV = gmem_thr.partition_S(gV);
-    Tensor tVsV = gmem_thr.partition_D(sV);
     Tensor tQcQ = gmem_thr.partition_S(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
-    Tensor tKVcKV = gmem_thr.partition_S(make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDim>>{}));
+    Tensor tKcK = gmem_thr.partition_S(make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDim>>{}));
+    typename Layouts::GmemTiledCopyV gmem_copy_v;  // the same copy as gmem_copy when Dv = D
+    auto gmem_thr_v = gmem_copy_v.get_thread_slice(tid);
+    Tensor tVgV = gmem_thr_v.partition_S(gV);  // (CPY, CPY_N, CPY_K)
+    Tensor tVsV = gmem_thr_v.partition_D(sV);
+    Tensor tVcV = gmem_thr_v.partition_S(make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDimV>>{}));
 
     // Register fragments of the two products.
     typename Layouts::TiledMma mma;
@@ -189,7 +192,7 @@ struct FwdMainloopSm80 {
     // (row, col) within the tile of each score this thread holds, as a (rows, cols) view.
     Tensor tScS = thr_mma.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{}));
     Tensor tScS_rc = make_tensor(tScS.data(), acc_rowcol_layout(tScS.layout()));  // (ROWS, COLS)
-    Tensor acc_o_rc = acc_rowcol(acc_o);                                          // (ROWS, HEAD_DIM cols)
+    Tensor acc_o_rc = acc_rowcol(acc_o);                                          // (ROWS, HEAD_DIM_V cols)
 
     // Bulk-last order only: the runs clamped to [n_begin, n_end) (with score mods every tile is one run,
     // visited as end-masked); the first tile of the bulk run and of the left-edge run, -1 when that run
@@ -213,7 +216,7 @@ struct FwdMainloopSm80 {
     copy_rows_async(gmem_copy, tQgQ, tQsQ, tQcQ, work.q_rows);
     if (work.n_end > work.n_begin) {
       if constexpr (kBulkLast) point_at(tKgK, k_tile, k_tile_stride, first);
-      copy_rows_async(gmem_copy, tKgK, tKsK, tKVcKV, work.seqlen_k - first * kBlockN);
+      copy_rows_async(gmem_copy, tKgK, tKsK, tKcK, work.seqlen_k - first * kBlockN);
     }
     cp_async_fence();
 
@@ -230,9 +233,9 @@ struct FwdMainloopSm80 {
       __syncthreads();
       if constexpr (kBulkLast) point_at(tVgV, v_tile, v_tile_stride, n);
       if constexpr (kMasked) {
-        copy_rows_async(gmem_copy, tVgV, tVsV, tKVcKV, work.seqlen_k - n * kBlockN);
+        copy_rows_async(gmem_copy_v, tVgV, tVsV, tVcV, work.seqlen_k - n * kBlockN);
       } else {
-        copy(gmem_copy, tVgV, tVsV);
+        copy(gmem_copy_v, tVgV, tVsV);
       }
       cp_async_fence();
       if constexpr (!kBulkLast) tVgV.data() = tVgV.data() + (-v_tile_stride);

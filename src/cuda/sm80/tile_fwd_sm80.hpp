@@ -23,8 +23,10 @@ struct FwdTile {
   bool bulk_last = false;
 };
 
-/// The tile of head dim `head_dim` in `regime` (0 fields for a (head dim, regime) with no kernel).
-constexpr FwdTile fwd_tile(int head_dim, FwdTileRegime regime) {
+/// The tile of head dims (`head_dim`, `head_dim_v`) in `regime` (0 fields for a (head dims, regime) with no
+/// kernel).
+constexpr FwdTile fwd_tile(int head_dim, int head_dim_v, FwdTileRegime regime) {
+  if (head_dim_v != head_dim) return {0, 0, 0, 0};  // no D != Dv pair has a tile yet
   if (regime == FwdTileRegime::short_keys) {
     // 64x64 with 4 warps: 128 fp32 of O per thread as in the 128x64 tile, 96 KB smem, so two CTAs
     // share an SM and one's first loads and O store overlap the other's main loop. Bulk last: with the
@@ -56,14 +58,11 @@ constexpr FwdTile fwd_tile(int head_dim, FwdTileRegime regime) {
   }
 }
 
-/// Whether a forward kernel exists for this head dim (D = Dv).
-constexpr bool has_fwd_tile(int head_dim) { return fwd_tile(head_dim, FwdTileRegime::long_keys).block_m > 0; }
-
 /// The tile regime of a forward call: the short-key tile where the head dim has one and the key loop is
 /// short (core::short_key_loop says when and why).
-constexpr FwdTileRegime fwd_tile_regime(int head_dim, int max_seqlen_k, bool causal) {
+constexpr FwdTileRegime fwd_tile_regime(int head_dim, int head_dim_v, int max_seqlen_k, bool causal) {
   return core::short_key_loop(max_seqlen_k, causal) &&
-                 fwd_tile(head_dim, FwdTileRegime::short_keys).block_m > 0
+                 fwd_tile(head_dim, head_dim_v, FwdTileRegime::short_keys).block_m > 0
              ? FwdTileRegime::short_keys
              : FwdTileRegime::long_keys;
 }
