@@ -23,9 +23,11 @@ from dataclasses import dataclass
 DTYPES = {"fp16": "cutlass::half_t", "bf16": "cutlass::bfloat16_t"}
 HEAD_DIMS = (64, 96, 128, 192, 256)
 SM90_HEAD_DIMS = (64, 96, 128, 192, 256)  # src/cuda/sm90/tile_fwd_sm90.hpp has a tile for these
-# (D, Dv) pairs with D != Dv, forward only: src/cuda/sm80/tile_fwd_sm80.hpp and src/cuda/sm90/tile_fwd_sm90.hpp
-# have a tile for these; selected with their D.
-FWD_HEAD_DIM_PAIRS = ()
+# (D, Dv) pairs with D != Dv, built by PAIR_FAMILIES (tile_fwd_sm80.hpp, tile_fwd_sm90.hpp and tile_bwd_sm80.hpp
+# have a tile for these) and selected with their D. The sm90 backward has none: dispatch falls back to the sm80
+# one, as at D 96 / 192.
+HEAD_DIM_PAIRS = ()
+PAIR_FAMILIES = (("fwd", 80), ("fwd", 90), ("bwd", 80))
 SM90_BWD_HEAD_DIMS = (64, 128, 256)  # src/cuda/sm90/tile_bwd_sm90.hpp has a tile for these
 # How a family's TUs are compiled (cmake/FlashattnCuda.cmake reads the lists of sources.cmake):
 # - "one_ptx": device code that never asks for __CUDA_ARCH__: one compute_80 PTX, assembled by ptxas for
@@ -112,8 +114,8 @@ MANIFEST = (
     [Kernel("fwd", 80, dtype, hd) for dtype, hd in itertools.product(DTYPES, HEAD_DIMS)]
     + [Kernel("fwd", 90, dtype, hd) for dtype, hd in itertools.product(DTYPES, SM90_HEAD_DIMS)]
     + [
-        Kernel("fwd", arch, dtype, hd, dv)
-        for arch, dtype, (hd, dv) in itertools.product((80, 90), DTYPES, FWD_HEAD_DIM_PAIRS)
+        Kernel(op, arch, dtype, hd, dv)
+        for (op, arch), dtype, (hd, dv) in itertools.product(PAIR_FAMILIES, DTYPES, HEAD_DIM_PAIRS)
     ]
     + [Kernel("bwd", 80, dtype, hd) for dtype, hd in itertools.product(DTYPES, HEAD_DIMS)]
     + [Kernel("bwd", 90, dtype, hd) for dtype, hd in itertools.product(DTYPES, SM90_BWD_HEAD_DIMS)]

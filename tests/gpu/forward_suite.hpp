@@ -103,21 +103,25 @@ inline std::vector<Case> head_dim_pair_cases(int head_dim, int head_dim_v, DType
   return {full, causal, varlen, mods, no_keys, many_heads};
 }
 
-/// Every built pair of `caps` on `target`'s path, every dtype: head_dim_pair_cases() pass the oracle, the
-/// kernel RunInfo names is `kernel_prefix` + "<dtype>_hd<D>_dv<Dv>" with no fallback, and reruns of the
-/// causal case are bitwise identical.
+/// Every built pair of `caps` on `target`'s path, every dtype, through `op`: head_dim_pair_cases() pass the
+/// oracle, the kernel RunInfo names is `kernel_prefix` + "<dtype>_hd<D>_dv<Dv>" with no fallback, and reruns
+/// of the causal case are stable (forward: bitwise; backward: dK, dV bitwise and dQ within rounding).
 inline void expect_head_dim_pairs_match_oracle(const Capabilities& caps, const Target& target,
-                                               const std::string& kernel_prefix) {
+                                               const std::string& kernel_prefix, Op op = Op::forward) {
   for (const auto& [head_dim, head_dim_v] : caps.head_dim_pairs) {
     for (DType dtype : caps.dtypes) {
       const std::vector<Case> cases = head_dim_pair_cases(head_dim, head_dim_v, dtype);
-      expect_all_pass(cases, Op::forward, target);
-      const CaseResult result = run_case(cases.front(), Op::forward, target);
+      expect_all_pass(cases, op, target);
+      const CaseResult result = run_case(cases.front(), op, target);
       ASSERT_TRUE(result.status.ok()) << summary(result);
-      EXPECT_EQ(result.info.kernel, kernel_prefix + to_string(dtype) + "_hd" + std::to_string(head_dim) +
-                                        "_dv" + std::to_string(head_dim_v));
+      EXPECT_EQ(result.info.kernel, kernel_prefix + to_string(dtype) + "_hd" + std::to_string(head_dim) + "_dv" +
+                                        std::to_string(head_dim_v));
       EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
-      EXPECT_TRUE(reruns_bitwise_equal(cases[1], Op::forward, target, 5)) << describe(cases[1]);
+      if (op == Op::forward) {
+        EXPECT_TRUE(reruns_bitwise_equal(cases[1], op, target, 5)) << describe(cases[1]);
+      } else {
+        EXPECT_EQ(backward_rerun_differences(cases[1], target, 5), "") << describe(cases[1]);
+      }
     }
   }
 }

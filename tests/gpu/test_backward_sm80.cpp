@@ -48,6 +48,15 @@ TEST(CudaBackwardSm80, SweepMatchesOracle) {
   expect_sweep_matches_oracle(caps, kPortable, Op::backward);
 }
 
+// D != Dv pairs (D 192 / Dv 128) on the portable backward of the pair: dQ, dK over D, dV and dP's dO·Vᵀ
+// over Dv (forward_suite.hpp's head_dim_pair_cases, their forward on the portable pair kernel too).
+TEST(CudaBackwardSm80, HeadDimPairsMatchOracle) {
+  SKIP_WITHOUT_GPU();
+  const Capabilities caps = portable_capabilities();
+  if (caps.head_dim_pairs.empty()) GTEST_SKIP() << "no portable D != Dv backward kernel is built";
+  expect_head_dim_pairs_match_oracle(caps, kPortable, "bwd_sm80_", Op::backward);
+}
+
 // Few query rows against many keys with inputs x5: large logits, a P concentrated on few keys, and query
 // blocks that are mostly past the sequence end.
 TEST(CudaBackwardSm80, ShortQueriesWithLargeLogits) {

@@ -62,11 +62,12 @@ struct BwdRowLanes {
   __device__ bool past(int group, int row_end) const { return warp_row0 + group * kRows >= row_end; }
 };
 
-/// Grid: one CTA per (row block, head, batch), flattened into x, row blocks fastest.
-template <class Element, int kHeadDim>
+/// Grid: one CTA per (row block, head, batch), flattened into x, row blocks fastest. The lanes spread the
+/// rows of O and dO (kHeadDimV wide); the same lanes clear the row's dQ accumulator (kHeadDim wide).
+template <class Element, int kHeadDim, int kHeadDimV = kHeadDim>
 __global__ void __launch_bounds__(kBwdRowThreads)
     bwd_preprocess_kernel(const __grid_constant__ BwdKernelParams params) {
-  using Lanes = BwdRowLanes<kHeadDim>;
+  using Lanes = BwdRowLanes<kHeadDimV>;
   const BackwardParams& p = params.problem;
   const BwdWorkspace& ws = params.workspace;
   const auto [block, head, batch, seqlen_q] = BwdRowBlock(p);

@@ -22,6 +22,18 @@ __device__ __forceinline__ void store_rows_predicated(const TiledCopy& gmem_copy
   }
 }
 
+/// Copies a shared tile to its global tile with thread `thread`'s slice of `gmem_copy`, writing only the rows
+/// below `valid_rows`. sX, gX: (ROWS, COLS).
+template <class TiledCopy, class SX, class GX>
+__device__ __forceinline__ void store_tile_rows_predicated(const TiledCopy& gmem_copy, int thread,
+                                                           const SX& sX, GX& gX, int valid_rows) {
+  using namespace cute;
+  auto gmem_thr = gmem_copy.get_thread_slice(thread);
+  Tensor tXgX = gmem_thr.partition_D(gX);
+  store_rows_predicated(gmem_copy, gmem_thr.partition_S(sX), tXgX,
+                        gmem_thr.partition_D(make_identity_tensor(product_each(shape(sX)))), valid_rows);
+}
+
 /// Copies the shared tiles of dK and dV to their global tiles with thread `thread`'s slice of `gmem_copy`,
 /// writing only the rows below `valid_rows` (both backward epilogues). sdK, sdV, gdK, gdV: (ROWS, COLS).
 template <class TiledCopy, class SdK, class SdV, class GdK, class GdV>

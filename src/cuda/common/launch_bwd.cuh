@@ -38,7 +38,7 @@ struct BwdMainKernel {
 /// preprocess and postprocess. dK and dV are bitwise reproducible (one writer, fixed order); dQ is summed
 /// over key blocks with fp32 atomics, in an order that varies across runs unless params.deterministic,
 /// which orders the key blocks' additions to each query block with semaphores (ascending key block).
-template <class Element, int kHeadDim, class LaunchMain>
+template <class Element, int kHeadDim, int kHeadDimV = kHeadDim, class LaunchMain>
 Status launch_bwd(const BackwardParams& params, const AttentionArgs& args, RunInfo& info,
                   const BwdMainKernel& main, LaunchMain&& launch_main) {
   info.block_m = main.block_m;
@@ -83,7 +83,7 @@ Status launch_bwd(const BackwardParams& params, const AttentionArgs& args, RunIn
       params, BwdWorkspace::bind(params, main.block_m, workspace.data()), main.block_m, main.block_n);
   // Every query row is preprocessed, even one that sees no key: its dQ accumulator must read zero.
   if (row_ctas > 0) {
-    bwd_preprocess_kernel<Element, kHeadDim>
+    bwd_preprocess_kernel<Element, kHeadDim, kHeadDimV>
         <<<static_cast<unsigned>(row_ctas), kBwdRowThreads, 0, stream>>>(kernel_params);
   }
   if (params.deterministic || main.counts_tiles) {

@@ -12,20 +12,20 @@
 
 namespace flashattn::cuda::sm80 {
 
-template <class Element, int kHeadDim>
+template <class Element, int kHeadDim, int kHeadDimV>
 struct BwdEpilogueSm80 {
-  using Layouts = BwdLayouts<Element, kHeadDim>;
+  using Layouts = BwdLayouts<Element, kHeadDim, kHeadDimV>;
 
-  /// acc_dk, acc_dv: (MMA, MMA_N, MMA_D) fp32 of TiledMmadKV; gdK, gdV: (BLOCK_N, HEAD_DIM). Every warp must
-  /// be done with K and V in shared memory.
+  /// acc_dk, acc_dv: (MMA, MMA_N, MMA_D) and (MMA, MMA_N, MMA_Dv) fp32 of TiledMmadKV; gdK, gdV: (BLOCK_N,
+  /// HEAD_DIM) and (BLOCK_N, HEAD_DIM_V). Every warp must be done with K and V in shared memory.
   template <class AccDK, class AccDV, class GdK, class GdV>
   __device__ __forceinline__ static void store(typename Layouts::SharedStorage& smem, AccDK& acc_dk,
                                                const AccDV& acc_dv, float scale, GdK& gdK, GdV& gdV,
                                                int valid_rows) {
     using namespace cute;
     const int tid = threadIdx.x;
-    Tensor sdK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutKV{});  // (N, D)
-    Tensor sdV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutKV{});  // (N, D)
+    Tensor sdK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});  // (N, D)
+    Tensor sdV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutV{});  // (N, Dv)
     typename Layouts::TiledMmadKV mma;
 
     CUTE_UNROLL
@@ -38,7 +38,12 @@ struct BwdEpilogueSm80 {
     copy(smem_copy, smem_thr.retile_S(rdV), smem_thr.partition_D(sdV));
     __syncthreads();  // dK and dV are complete in shared memory
 
-    store_dkdv_rows_predicated(typename Layouts::GmemTiledCopyStore{}, tid, sdK, sdV, gdK, gdV, valid_rows);
+    if constexpr (kHeadDimV == kHeadDim) {
+      store_dkdv_rows_predicated(typename Layouts::GmemTiledCopyStore{}, tid, sdK, sdV, gdK, gdV, valid_rows);
+    } else {
+      store_tile_rows_predicated(typename Layouts::GmemTiledCopyStore{}, tid, sdK, gdK, valid_rows);
+      store_tile_rows_predicated(typename Layouts::GmemTiledCopyStoreV{}, tid, sdV, gdV, valid_rows);
+    }
   }
 };
 

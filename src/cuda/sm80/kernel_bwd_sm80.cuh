@@ -22,16 +22,17 @@ namespace flashattn::cuda::sm80 {
 
 /// Grid: one CTA per (key block, kv head, batch), flattened into x (y and z would cap B and H at 65535),
 /// key blocks fastest.
-template <class Element, int kHeadDim>
-__global__ void __launch_bounds__(BwdLayouts<Element, kHeadDim>::kThreads,
-                                  BwdLayouts<Element, kHeadDim>::kCtasPerSm)
+template <class Element, int kHeadDim, int kHeadDimV>
+__global__ void __launch_bounds__(BwdLayouts<Element, kHeadDim, kHeadDimV>::kThreads,
+                                  BwdLayouts<Element, kHeadDim, kHeadDimV>::kCtasPerSm)
     bwd_sm80_kernel(const __grid_constant__ BwdKernelParams params) {
-  using Layouts = BwdLayouts<Element, kHeadDim>;
-  using Mainloop = BwdMainloopSm80<Element, kHeadDim>;
-  using Epilogue = BwdEpilogueSm80<Element, kHeadDim>;
+  using Layouts = BwdLayouts<Element, kHeadDim, kHeadDimV>;
+  using Mainloop = BwdMainloopSm80<Element, kHeadDim, kHeadDimV>;
+  using Epilogue = BwdEpilogueSm80<Element, kHeadDim, kHeadDimV>;
   constexpr int kBlockM = Layouts::kBlockM;
   constexpr int kBlockN = Layouts::kBlockN;
-  static_assert(kHeadDim % 32 == 0 && kHeadDim <= 256, "head dims 32..256 in steps of 32 are tiled");
+  static_assert(kHeadDim % 32 == 0 && kHeadDim <= 256 && kHeadDimV % 32 == 0 && kHeadDimV <= 256,
+                "head dims 32..256 in steps of 32 are tiled");
   using namespace cute;
 
   extern __shared__ __align__(128) char smem_buffer[];
@@ -73,24 +74,28 @@ __global__ void __launch_bounds__(BwdLayouts<Element, kHeadDim>::kThreads,
   Tensor gV =
       make_tensor(make_gmem_ptr(static_cast<const Element*>(p.v) + batch * p.v_strides.batch +
                                 k_row0 * p.v_strides.row + head_kv * p.v_strides.head),
-                  Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_stride(p.v_strides.row, _1{}));  // (N, D)
+                  Shape<Int<kBlockN>, Int<kHeadDimV>>{}, make_stride(p.v_strides.row, _1{}));  // (N, Dv)
   if (work.m_end > work.m_begin) {
     // Keys past seqlen_k are zero-filled, never read: zero K scores 0 and is masked, zero V meets P = 0.
     typename Layouts::GmemTiledCopyLoad gmem_copy;
     auto gmem_thr = gmem_copy.get_thread_slice(threadIdx.x);
-    Tensor tKVcKV = gmem_thr.partition_S(make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDim>>{}));
-    Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutKV{});
-    Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutKV{});
-    copy_rows_async(gmem_copy, gmem_thr.partition_S(gK), gmem_thr.partition_D(sK), tKVcKV,
+    Tensor tKcK = gmem_thr.partition_S(make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDim>>{}));
+    Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});
+    copy_rows_async(gmem_copy, gmem_thr.partition_S(gK), gmem_thr.partition_D(sK), tKcK,
                     work.seqlen_k - work.n0);
-    copy_rows_async(gmem_copy, gmem_thr.partition_S(gV), gmem_thr.partition_D(sV), tKVcKV,
+    typename Layouts::GmemTiledCopyLoadV gmem_copy_v;
+    auto gmem_thr_v = gmem_copy_v.get_thread_slice(threadIdx.x);
+    Tensor tVcV = gmem_thr_v.partition_S(make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDimV>>{}));
+    Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutV{});
+    copy_rows_async(gmem_copy_v, gmem_thr_v.partition_S(gV), gmem_thr_v.partition_D(sV), tVcV,
                     work.seqlen_k - work.n0);
     cp_async_fence();
   }
 
   typename Layouts::TiledMmadKV mma_dkv;
   Tensor acc_dk = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});  // (MMA, MMA_N, MMA_D)
-  Tensor acc_dv = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
+  Tensor acc_dv =
+      partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDimV>>{});  // (MMA, MMA_N, MMA_Dv)
   clear(acc_dk);
   clear(acc_dv);
   Mainloop::run(params, smem, work, range, acc_dk, acc_dv);
@@ -102,7 +107,7 @@ __global__ void __launch_bounds__(BwdLayouts<Element, kHeadDim>::kThreads,
   Tensor gdV =
       make_tensor(make_gmem_ptr(static_cast<Element*>(p.dv) + batch * p.dv_strides.batch +
                                 k_row0 * p.dv_strides.row + head_kv * p.dv_strides.head),
-                  Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_stride(p.dv_strides.row, _1{}));  // (N, D)
+                  Shape<Int<kBlockN>, Int<kHeadDimV>>{}, make_stride(p.dv_strides.row, _1{}));  // (N, Dv)
   Epilogue::store(smem, acc_dk, acc_dv, p.scale, gdK, gdV, key_rows - work.n0);
 }
 

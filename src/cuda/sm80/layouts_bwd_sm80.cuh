@@ -15,16 +15,18 @@
 #include <cute/tensor.hpp>
 
 #include "cuda/sm80/gmem_copy_sm80.cuh"
+#include "cuda/sm80/smem_atom_sm80.cuh"
 
 #include "cuda/sm80/tile_bwd_sm80.hpp"
 
 namespace flashattn::cuda::sm80 {
 
-template <class Element, int kHeadDim>
+/// kHeadDim: the head dim of Q, K (dQ, dK); kHeadDimV: that of V, O, dO (dV).
+template <class Element, int kHeadDim, int kHeadDimV>
 struct BwdLayouts {
   static_assert(std::is_same_v<Element, cutlass::half_t> || std::is_same_v<Element, cutlass::bfloat16_t>,
                 "mma.sync m16n8k16 takes fp16 or bf16 operands");
-  static constexpr BwdTile kTile = bwd_tile(kHeadDim);
+  static constexpr BwdTile kTile = bwd_tile(kHeadDim, kHeadDimV);
   static_assert(kTile.block_m > 0, "no backward tile configuration for this head dim");
   static constexpr int kBlockM = kTile.block_m;
   static constexpr int kBlockN = kTile.block_n;
@@ -47,34 +49,39 @@ struct BwdLayouts {
   static_assert(kBlockM % (16 * kTile.warps_m_sdp) == 0 && kBlockN % (16 * (kWarps / kTile.warps_m_sdp)) == 0,
                 "the S / dP tile divides (BLOCK_M, BLOCK_N)");
   static_assert(kBlockN % (16 * kTile.warps_n_dkv) == 0 &&
-                    kHeadDim % (16 * (kWarps / kTile.warps_n_dkv)) == 0,
-                "the dK / dV tile divides (BLOCK_N, HEAD_DIM)");
+                    kHeadDim % (16 * (kWarps / kTile.warps_n_dkv)) == 0 &&
+                    kHeadDimV % (16 * (kWarps / kTile.warps_n_dkv)) == 0,
+                "the dK / dV tile divides (BLOCK_N, HEAD_DIM) and (BLOCK_N, HEAD_DIM_V)");
+  static_assert(kBlockM % (16 * kTile.warps_m_sdp) == 0 && kHeadDimV % 16 == 0,
+                "dP = dO·Vᵀ takes whole 16-wide k-slices of HEAD_DIM_V");
   static_assert(kBlockM % (16 * kTile.warps_m_dq) == 0 && kHeadDim % (16 * (kWarps / kTile.warps_m_dq)) == 0,
                 "the dQ tile divides (BLOCK_M, HEAD_DIM)");
 
-  // ---- Shared memory: rows of 64 elements (128 B) where the width allows, else 32 (head dim 96); the XOR
-  // swizzle spreads the 8 rows an ldmatrix reads (plain or transposed) over all 32 banks.
-  template <int kRowChunk>
-  using SmemAtomOf =
-      decltype(cute::composition(cute::Swizzle < kRowChunk == 64 ? 3 : 2, 3, 3 > {},
-                                 cute::Layout<cute::Shape<cute::_8, cute::Int<kRowChunk>>,
-                                              cute::Stride<cute::Int<kRowChunk>, cute::_1>>{}));
-  static constexpr int kSmemRowChunk = kHeadDim % 64 == 0 ? 64 : 32;
+  // ---- Shared memory: swizzled rows (smem_atom_sm80.cuh); Q and K rows have D elements, dO and V rows Dv.
+  static constexpr int kSmemRowChunk = kSmemRowChunkSm80<kHeadDim>;
+  static constexpr int kSmemRowChunkV = kSmemRowChunkSm80<kHeadDimV>;
   static_assert(kBlockN % 64 == 0, "P and dS rows are whole 64-element swizzle chunks");
   using SmemLayoutQ = decltype(cute::tile_to_shape(
-      SmemAtomOf<kSmemRowChunk>{},
+      SmemAtomSm80<kSmemRowChunk>{},
       cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
-  using SmemLayoutKV = decltype(cute::tile_to_shape(
-      SmemAtomOf<kSmemRowChunk>{},
+  using SmemLayoutdO = decltype(cute::tile_to_shape(
+      SmemAtomSm80<kSmemRowChunkV>{},
+      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDimV>>{}));  // (BLOCK_M, HEAD_DIM_V)
+  using SmemLayoutK = decltype(cute::tile_to_shape(
+      SmemAtomSm80<kSmemRowChunk>{},
       cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>>{}));  // (BLOCK_N, HEAD_DIM)
+  using SmemLayoutV = decltype(cute::tile_to_shape(
+      SmemAtomSm80<kSmemRowChunkV>{},
+      cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDimV>>{}));  // (BLOCK_N, HEAD_DIM_V)
   using SmemLayoutPdS = decltype(cute::tile_to_shape(
-      SmemAtomOf<64>{}, cute::Shape<cute::Int<kBlockM>, cute::Int<kBlockN>>{}));  // (BLOCK_M, BLOCK_N)
+      SmemAtomSm80<64>{}, cute::Shape<cute::Int<kBlockM>, cute::Int<kBlockN>>{}));  // (BLOCK_M, BLOCK_N)
   // The same bytes seen transposed, as the operands whose K mode is the stored rows.
   template <class Layout, int kRows, int kCols>
   using TransposedOf = decltype(cute::composition(
       Layout{}, cute::make_layout(cute::Shape<cute::Int<kCols>, cute::Int<kRows>>{}, cute::GenRowMajor{})));
-  using SmemLayoutQt = TransposedOf<SmemLayoutQ, kBlockM, kHeadDim>;     // (HEAD_DIM, BLOCK_M): Qᵀ, dOᵀ
-  using SmemLayoutKt = TransposedOf<SmemLayoutKV, kBlockN, kHeadDim>;    // (HEAD_DIM, BLOCK_N): Kᵀ
+  using SmemLayoutQt = TransposedOf<SmemLayoutQ, kBlockM, kHeadDim>;     // (HEAD_DIM, BLOCK_M): Qᵀ
+  using SmemLayoutdOt = TransposedOf<SmemLayoutdO, kBlockM, kHeadDimV>;  // (HEAD_DIM_V, BLOCK_M): dOᵀ
+  using SmemLayoutKt = TransposedOf<SmemLayoutK, kBlockN, kHeadDim>;     // (HEAD_DIM, BLOCK_N): Kᵀ
   using SmemLayoutPdSt = TransposedOf<SmemLayoutPdS, kBlockM, kBlockN>;  // (BLOCK_N, BLOCK_M): Pᵀ, dSᵀ
 
   // ---- Shared memory -> registers: ldmatrix, transposing for the transposed views.
@@ -86,16 +93,20 @@ struct BwdLayouts {
   // ---- Global <-> shared: 16 bytes (8 elements) per thread and copy, a row chunk per group of threads.
   // cp.async.cg bypasses L1: every tile is read once per CTA.
   using GmemCopies = GmemCopiesSm80<Element, kThreads, kSmemRowChunk>;
-  using GmemTiledCopyLoad = typename GmemCopies::TiledLoad;
-  using GmemTiledCopyStore = typename GmemCopies::TiledStore;
-  static_assert(kBlockM % GmemCopies::kRowsPerPass == 0 && kBlockN % GmemCopies::kRowsPerPass == 0,
+  using GmemCopiesV = GmemCopiesSm80<Element, kThreads, kSmemRowChunkV>;
+  using GmemTiledCopyLoad = typename GmemCopies::TiledLoad;      // Q, K
+  using GmemTiledCopyLoadV = typename GmemCopiesV::TiledLoad;    // dO, V (the same copy when Dv = D)
+  using GmemTiledCopyStore = typename GmemCopies::TiledStore;    // dK
+  using GmemTiledCopyStoreV = typename GmemCopiesV::TiledStore;  // dV
+  static_assert(kBlockM % GmemCopies::kRowsPerPass == 0 && kBlockN % GmemCopies::kRowsPerPass == 0 &&
+                    kBlockM % GmemCopiesV::kRowsPerPass == 0 && kBlockN % GmemCopiesV::kRowsPerPass == 0,
                 "a tile is a whole number of copy passes");
 
   struct SharedStorage {
     cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> q;
-    cute::array_aligned<Element, cute::cosize_v<SmemLayoutQ>> dout;
-    cute::array_aligned<Element, cute::cosize_v<SmemLayoutKV>> k;  // K, then dK in the epilogue
-    cute::array_aligned<Element, cute::cosize_v<SmemLayoutKV>> v;  // V, then dV in the epilogue
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutdO>> dout;
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutK>> k;  // K, then dK in the epilogue
+    cute::array_aligned<Element, cute::cosize_v<SmemLayoutV>> v;  // V, then dV in the epilogue
     cute::array_aligned<Element, cute::cosize_v<SmemLayoutPdS>> p;
     cute::array_aligned<Element, cute::cosize_v<SmemLayoutPdS>> ds;
   };

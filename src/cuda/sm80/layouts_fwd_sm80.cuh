@@ -8,6 +8,7 @@
 #include <cute/tensor.hpp>
 
 #include "cuda/sm80/gmem_copy_sm80.cuh"
+#include "cuda/sm80/smem_atom_sm80.cuh"
 
 #include "cuda/sm80/tile_fwd_sm80.hpp"
 
@@ -39,24 +40,17 @@ struct FwdLayouts {
       cute::TiledMMA<cute::MMA_Atom<MmaOp>, cute::Layout<cute::Shape<cute::Int<kWarps>, cute::_1, cute::_1>>,
                      cute::Tile<cute::Int<16 * kWarps>, cute::_16, cute::_16>>;
 
-  // ---- Shared memory: rows of 64 elements (128 B) where the head dim allows, else 32 (head dim 96);
-  // the XOR swizzle spreads the 8 rows an ldmatrix reads over all 32 banks. Q and K rows have D elements,
-  // V and O rows Dv.
-  static constexpr int kSmemRowChunk = kHeadDim % 64 == 0 ? 64 : 32;
-  static constexpr int kSmemRowChunkV = kHeadDimV % 64 == 0 ? 64 : 32;
-  template <int kRowChunk>
-  using SmemAtomOf =
-      decltype(cute::composition(cute::Swizzle < kRowChunk == 64 ? 3 : 2, 3, 3 > {},
-                                 cute::Layout<cute::Shape<cute::_8, cute::Int<kRowChunk>>,
-                                              cute::Stride<cute::Int<kRowChunk>, cute::_1>>{}));
+  // ---- Shared memory: swizzled rows (smem_atom_sm80.cuh); Q and K rows have D elements, V and O rows Dv.
+  static constexpr int kSmemRowChunk = kSmemRowChunkSm80<kHeadDim>;
+  static constexpr int kSmemRowChunkV = kSmemRowChunkSm80<kHeadDimV>;
   using SmemLayoutQ = decltype(cute::tile_to_shape(
-      SmemAtomOf<kSmemRowChunk>{},
+      SmemAtomSm80<kSmemRowChunk>{},
       cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
   using SmemLayoutK = decltype(cute::tile_to_shape(
-      SmemAtomOf<kSmemRowChunk>{},
+      SmemAtomSm80<kSmemRowChunk>{},
       cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>>{}));  // (BLOCK_N, HEAD_DIM)
   using SmemLayoutV = decltype(cute::tile_to_shape(
-      SmemAtomOf<kSmemRowChunkV>{},
+      SmemAtomSm80<kSmemRowChunkV>{},
       cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDimV>>{}));  // (BLOCK_N, HEAD_DIM_V)
   // V as the B operand of P·V: the same bytes seen as (HEAD_DIM_V, BLOCK_N).
   using SmemLayoutVt = decltype(cute::composition(
@@ -64,7 +58,7 @@ struct FwdLayouts {
       cute::make_layout(cute::Shape<cute::Int<kHeadDimV>, cute::Int<kBlockN>>{}, cute::GenRowMajor{})));
   // O is staged through Q's buffer in the epilogue (the same layout when Dv = D).
   using SmemLayoutO = decltype(cute::tile_to_shape(
-      SmemAtomOf<kSmemRowChunkV>{},
+      SmemAtomSm80<kSmemRowChunkV>{},
       cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDimV>>{}));  // (BLOCK_M, HEAD_DIM_V)
 
   // ---- Shared memory -> registers: ldmatrix (transposing for V, which is K-major in memory).

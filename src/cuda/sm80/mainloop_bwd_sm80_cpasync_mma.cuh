@@ -34,9 +34,9 @@
 
 namespace flashattn::cuda::sm80 {
 
-template <class Element, int kHeadDim>
+template <class Element, int kHeadDim, int kHeadDimV>
 struct BwdMainloopSm80 {
-  using Layouts = BwdLayouts<Element, kHeadDim>;
+  using Layouts = BwdLayouts<Element, kHeadDim, kHeadDimV>;
   static constexpr int kBlockM = Layouts::kBlockM;
   static constexpr int kBlockN = Layouts::kBlockN;
 
@@ -70,7 +70,8 @@ struct BwdMainloopSm80 {
     return core::bwd_first_key_block(m_block, kBlockM, kBlockN, work.seqlen_q, work.seqlen_k, p.window_left);
   }
 
-  /// Accumulates dK and dV (BLOCK_N, HEAD_DIM), the TiledMmadKV fragments, over the work's query blocks and
+  /// Accumulates dK and dV ((BLOCK_N, HEAD_DIM), (BLOCK_N, HEAD_DIM_V)), the TiledMmadKV fragments, over the
+  /// work's query blocks and
   /// adds dQ into the workspace. On entry K and V of the block are being loaded (their cp.async group is
   /// committed); on exit every cp.async group is complete and no warp reads shared memory any more.
   template <class AccDK, class AccDV>
@@ -89,30 +90,35 @@ struct BwdMainloopSm80 {
       return;
     }
 
-    Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});        // (M, D)
-    Tensor sdO = make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutQ{});    // (M, D)
-    Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutKV{});       // (N, D)
-    Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutKV{});       // (N, D)
-    Tensor sP = make_tensor(make_smem_ptr(smem.p.data()), typename Layouts::SmemLayoutPdS{});      // (M, N)
-    Tensor sdS = make_tensor(make_smem_ptr(smem.ds.data()), typename Layouts::SmemLayoutPdS{});    // (M, N)
-    Tensor sQt = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQt{});      // (D, M)
-    Tensor sdOt = make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutQt{});  // (D, M)
-    Tensor sKt = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutKt{});      // (D, N)
-    Tensor sPt = make_tensor(make_smem_ptr(smem.p.data()), typename Layouts::SmemLayoutPdSt{});    // (N, M)
-    Tensor sdSt = make_tensor(make_smem_ptr(smem.ds.data()), typename Layouts::SmemLayoutPdSt{});  // (N, M)
+    Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});         // (M, D)
+    Tensor sdO = make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutdO{});    // (M, Dv)
+    Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutK{});         // (N, D)
+    Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Layouts::SmemLayoutV{});         // (N, Dv)
+    Tensor sP = make_tensor(make_smem_ptr(smem.p.data()), typename Layouts::SmemLayoutPdS{});       // (M, N)
+    Tensor sdS = make_tensor(make_smem_ptr(smem.ds.data()), typename Layouts::SmemLayoutPdS{});     // (M, N)
+    Tensor sQt = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQt{});       // (D, M)
+    Tensor sdOt = make_tensor(make_smem_ptr(smem.dout.data()), typename Layouts::SmemLayoutdOt{});  // (Dv, M)
+    Tensor sKt = make_tensor(make_smem_ptr(smem.k.data()), typename Layouts::SmemLayoutKt{});       // (D, N)
+    Tensor sPt = make_tensor(make_smem_ptr(smem.p.data()), typename Layouts::SmemLayoutPdSt{});     // (N, M)
+    Tensor sdSt = make_tensor(make_smem_ptr(smem.ds.data()), typename Layouts::SmemLayoutPdSt{});   // (N, M)
 
     // Global -> shared (Q and dO of a query block).
     typename Layouts::GmemTiledCopyLoad gmem_copy;
     auto gmem_thr = gmem_copy.get_thread_slice(tid);
     Tensor tQsQ = gmem_thr.partition_D(sQ);  // (CPY, CPY_M, CPY_K)
-    Tensor tQsdO = gmem_thr.partition_D(sdO);
     Tensor tQcQ = gmem_thr.partition_S(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+    typename Layouts::GmemTiledCopyLoadV gmem_copy_v;  // the same copy as gmem_copy when Dv = D
+    auto gmem_thr_v = gmem_copy_v.get_thread_slice(tid);
+    Tensor tQsdO = gmem_thr_v.partition_D(sdO);
+    Tensor tQcdO = gmem_thr_v.partition_S(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDimV>>{}));
 
     // S and dP: (M, N) from Q / dO (A) and K / V (B).
     typename Layouts::TiledMmaSdP mma_sdp;
     auto thr_sdp = mma_sdp.get_thread_slice(tid);
-    Tensor tSrQ = thr_sdp.partition_fragment_A(sQ);  // (MMA, MMA_M, MMA_K), Q then dO
-    Tensor tSrK = thr_sdp.partition_fragment_B(sK);  // (MMA, MMA_N, MMA_K), K then V
+    Tensor tSrQ = thr_sdp.partition_fragment_A(sQ);    // (MMA, MMA_M, MMA_K)
+    Tensor tSrK = thr_sdp.partition_fragment_B(sK);    // (MMA, MMA_N, MMA_K)
+    Tensor tSrdO = thr_sdp.partition_fragment_A(sdO);  // (MMA, MMA_M, MMA_Kv)
+    Tensor tSrV = thr_sdp.partition_fragment_B(sV);    // (MMA, MMA_N, MMA_Kv)
     auto copy_sdp_a = make_tiled_copy_A(typename Layouts::SmemCopyAtom{}, mma_sdp);
     auto copy_sdp_b = make_tiled_copy_B(typename Layouts::SmemCopyAtom{}, mma_sdp);
     Tensor tSsQ = copy_sdp_a.get_slice(tid).partition_S(sQ);
@@ -132,7 +138,8 @@ struct BwdMainloopSm80 {
     typename Layouts::TiledMmadKV mma_dkv;
     auto thr_dkv = mma_dkv.get_thread_slice(tid);
     Tensor tKVrPt = thr_dkv.partition_fragment_A(sPt);    // (MMA, MMA_N, MMA_K = BLOCK_M / 16)
-    Tensor tKVrdOt = thr_dkv.partition_fragment_B(sdOt);  // (MMA, MMA_D, MMA_K)
+    Tensor tKVrdOt = thr_dkv.partition_fragment_B(sdOt);  // (MMA, MMA_Dv, MMA_K)
+    Tensor tKVrQt = thr_dkv.partition_fragment_B(sQt);    // (MMA, MMA_D, MMA_K)
     auto copy_dkv_a = make_tiled_copy_A(typename Layouts::SmemCopyAtomTransposed{}, mma_dkv);
     auto copy_dkv_b = make_tiled_copy_B(typename Layouts::SmemCopyAtomTransposed{}, mma_dkv);
     Tensor tKVsPt = copy_dkv_a.get_slice(tid).partition_S(sPt);
@@ -164,9 +171,9 @@ struct BwdMainloopSm80 {
                               Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_stride(p.q_strides.row, _1{}));
       Tensor gdO = make_tensor(make_gmem_ptr(static_cast<const Element*>(p.dout) +
                                              row_offset(p, p.dout_strides, work.batch, row0, head)),
-                               Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_stride(p.dout_strides.row, _1{}));
+                               Shape<Int<kBlockM>, Int<kHeadDimV>>{}, make_stride(p.dout_strides.row, _1{}));
       copy_rows_async(gmem_copy, gmem_thr.partition_S(gQ), tQsQ, tQcQ, rows);
-      copy_rows_async(gmem_copy, gmem_thr.partition_S(gdO), tQsdO, tQcQ, rows);
+      copy_rows_async(gmem_copy_v, gmem_thr_v.partition_S(gdO), tQsdO, tQcdO, rows);
       cp_async_fence();
     };
 
@@ -240,7 +247,7 @@ struct BwdMainloopSm80 {
       Tensor acc_dp =
           partition_fragment_C(mma_sdp, Shape<Int<kBlockM>, Int<kBlockN>>{});  // (MMA, MMA_M, MMA_N)
       clear(acc_dp);
-      gemm_smem_smem(mma_sdp, acc_dp, tSrQ, tSrK, tSsdO, tSsV, copy_sdp_a, copy_sdp_b);
+      gemm_smem_smem(mma_sdp, acc_dp, tSrdO, tSrV, tSsdO, tSsV, copy_sdp_a, copy_sdp_b);
       Tensor ds = acc_rowcol(acc_dp);
       CUTE_UNROLL
       for (int r = 0; r < kRows; ++r) {
@@ -254,7 +261,7 @@ struct BwdMainloopSm80 {
       __syncthreads();  // P and dS complete in shared memory
 
       gemm_smem_smem(mma_dkv, acc_dv, tKVrPt, tKVrdOt, tKVsPt, tKVsdOt, copy_dkv_a, copy_dkv_b);
-      gemm_smem_smem(mma_dkv, acc_dk, tKVrPt, tKVrdOt, tKVsdSt, tKVsQt, copy_dkv_a, copy_dkv_b);
+      gemm_smem_smem(mma_dkv, acc_dk, tKVrPt, tKVrQt, tKVsdSt, tKVsQt, copy_dkv_a, copy_dkv_b);
       if (s + 1 < steps) {
         __syncthreads();  // every warp is done reading Q and dO
         load_q_do(s + 1);

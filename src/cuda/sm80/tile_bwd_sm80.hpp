@@ -1,9 +1,10 @@
 // flashattn — compile-time tile configuration of the portable (sm80) backward kernel, one per head dim.
 //
 // One CTA owns BLOCK_N keys of one (batch, kv head) and walks BLOCK_M query rows at a time. dK and dV
-// (BLOCK_N x HEAD_DIM fp32 each) stay in registers for the whole CTA: 2 * BLOCK_N * HEAD_DIM / threads
-// values per thread, which is what bounds the tile. Shared memory holds Q and dO (BLOCK_M, HEAD_DIM),
-// K and V (BLOCK_N, HEAD_DIM), P and dS (BLOCK_M, BLOCK_N), one buffer each. The numbers aim at 255
+// (BLOCK_N x HEAD_DIM and BLOCK_N x HEAD_DIM_V fp32) stay in registers for the whole CTA: BLOCK_N * (HEAD_DIM
+// + HEAD_DIM_V) / threads values per thread, which is what bounds the tile. Shared memory holds Q (BLOCK_M,
+// HEAD_DIM), dO (BLOCK_M, HEAD_DIM_V), K (BLOCK_N, HEAD_DIM), V (BLOCK_N, HEAD_DIM_V), P and dS (BLOCK_M,
+// BLOCK_N), one buffer each. The numbers aim at 255
 // registers per thread and at most 227 KB of shared memory per CTA (H100/H200; A100 allows 163 KB).
 #pragma once
 
@@ -21,9 +22,10 @@ struct BwdTile {
   int ctas_per_sm;  ///< The launch bound: CTAs the registers let one SM hold.
 };
 
-/// The tile of head dim `head_dim` (0 fields for a head dim with no kernel). Every product's tile of
-/// 16 * warps_m rows by 16 * (warps / warps_m) columns must divide its shape.
-constexpr BwdTile bwd_tile(int head_dim) {
+/// The tile of head dims (`head_dim`, `head_dim_v`) (0 fields for head dims with no kernel). Every
+/// product's tile of 16 * warps_m rows by 16 * (warps / warps_m) columns must divide its shape.
+constexpr BwdTile bwd_tile(int head_dim, int head_dim_v) {
+  if (head_dim_v != head_dim) return {0, 0, 0, 0, 0, 0, 0};  // no D != Dv pair has a tile yet
   switch (head_dim) {
     // 64x128 (FlashAttention-2's sm80 choice at D <= 128): dK + dV take 64 fp32 per thread; 80 KB smem.
     case 64:
