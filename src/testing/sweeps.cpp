@@ -230,7 +230,7 @@ void add_quick(SweepBuilder& s) {
   add_large_inputs(s);
 }
 
-// The GPU machine's tier: the 4224 shape, larger batches, every head dim against masks.
+// The GPU machine's tier: the 4224 shape, larger batches, every head dim and D != Dv pair against masks.
 void add_full(SweepBuilder& s) {
   for (bool causal : {false, true}) {
     Case c = s.dense(1, 2, 1, 4224, 4224);
@@ -244,16 +244,19 @@ void add_full(SweepBuilder& s) {
   Case batch_causal = s.dense(16, 4, 4, 257, 257);
   batch_causal.causal = true;
   s.add(batch_causal);
-  for (int dim : s.caps().head_dims) {
+  // Every head dim and D != Dv pair against masks.
+  auto add_dims = [&](int dim, int dim_v) {
     for (bool causal : {false, true}) {
       Case c = s.dense(2, 4, 2, 257, 383);
       c.head_dim = dim;
+      c.head_dim_v = dim_v;
       c.causal = causal;
       c.strided = causal;
       s.add(c);
     }
     Case window = s.dense(1, 4, 1, 500, 500);
     window.head_dim = dim;
+    window.head_dim_v = dim_v;
     window.window_left = 128;
     window.window_right = 0;
     s.add(window);
@@ -262,10 +265,13 @@ void add_full(SweepBuilder& s) {
     for (bool causal : {false, true}) {
       Case long_rows = s.dense(1, 2, 1, 2500, 2600);
       long_rows.head_dim = dim;
+      long_rows.head_dim_v = dim_v;
       long_rows.causal = causal;
       s.add(long_rows);
     }
-  }
+  };
+  for (int dim : s.caps().head_dims) add_dims(dim, 0);
+  for (auto [dim, dim_v] : s.caps().head_dim_pairs) add_dims(dim, dim_v);
   std::vector<int> q, k;
   for (int b = 0; b < 32; ++b) {
     q.push_back((b * 97) % 300 + (b % 5 == 0 ? 0 : 1));
