@@ -15,6 +15,8 @@ it nor the flush's write-back; points under 50 us are timed by CUDA-graph replay
 Grids (--grid), all in --dtype (bf16 by default), layout (B, S, H, D), Sq = Sk = S:
   paper     the FlashAttention papers': B*S = 16384 tokens, hidden 2048 (H = 2048 / D), D in {64, 128, 256},
             causal and full, S in {512 ... 16384}; --tokens, --hidden, --head-dims, --masks, --seqlens set it.
+            A --head-dims entry D:Dv gives v and out a head dim of their own (e.g. 192:128, multi-head latent
+            attention's prefill), with H = hidden / Dv.
 --op bwd times dq, dk, dv by autograd and, up to S = 4096, checks them against the float32 reference's
 gradients with the same rule ("grads_verified"); "flashattn_det" is flashattn with deterministic=True (dQ
 added in key-block order), for the cost of bitwise-reproducible gradients in the same run.
@@ -26,7 +28,8 @@ added in key-block order), for the cost of bitwise-reproducible gradients in the
             cache ("flashattn") and a paged one with 16-token pages ("flashattn_paged16"), the SDPA peers
             the dense (B, Hkv, L, D) K/V with enable_gqa. Timed by CUDA-graph replay (kernel time); the
             rows report GB/s of K and V read (2 * B * L * Hkv * D * element size over the time).
-FLOPs count the query heads, 4*B*Hq*S*S*D (halved when causal): grouping K/V heads does not change them.
+FLOPs count the query heads, 2*B*Hq*S*S*(D + Dv) (halved when causal; 4*B*Hq*S*S*D when Dv = D): grouping
+K/V heads does not change them.
 The SDPA and flex peers get grouped K/V with enable_gqa=True; a peer that rejects it is timed on K/V
 repeated to the query heads beforehand, and its row says "kv_expanded": true.
 """
@@ -61,13 +64,23 @@ REFERENCE_CHUNK_SCORES = 2 ** 28  # float32 scores the reference holds at once: 
 
 
 class Point(NamedTuple):
-    """One problem of a grid: q is (batch, seqlen, heads, dim), k and v are (batch, seqlen, heads_kv, dim)."""
+    """One problem of a grid: q is (batch, seqlen, heads, dim), k is (batch, seqlen, heads_kv, dim), v is
+    (batch, seqlen, heads_kv, value_dim)."""
     batch: int
     seqlen: int
     heads: int
     heads_kv: int
     dim: int
     causal: bool
+    dim_v: int = 0  # 0: the same as dim
+
+    @property
+    def value_dim(self):
+        return self.dim_v or self.dim
+
+    @property
+    def dims_label(self):
+        return f"{self.dim}" if self.value_dim == self.dim else f"{self.dim}/{self.value_dim}"
 
 
 def parse_args():
@@ -79,7 +92,7 @@ def parse_args():
                    help="flashattn's CUDA kernel family")
     p.add_argument("--dtype", choices=list(DTYPES), default="bf16")
     p.add_argument("--grid", choices=list(GRIDS), default="paper", help="the problems to run (see above)")
-    p.add_argument("--head-dims", default="64,128,256", help="paper grid")
+    p.add_argument("--head-dims", default="64,128,256", help="paper grid; D:Dv for a value head dim of its own")
     p.add_argument("--seqlens", help=f"paper grid (default {PAPER_SEQLENS}); narrows gqa-long to these S")
     p.add_argument("--masks", default="full,causal", help="paper grid")
     p.add_argument("--decode-head-dim", type=int, default=GQA_LONG_DIM, help="decode grid")
@@ -100,10 +113,20 @@ def ints(csv):
     return [int(item) for item in csv.split(",")]
 
 
+def head_dims(csv):
+    """(D, Dv) of each entry of --head-dims: "128" is (128, 128), "192:128" is (192, 128)."""
+    pairs = []
+    for item in csv.split(","):
+        dim, _, dim_v = item.partition(":")
+        pairs.append((int(dim), int(dim_v or dim)))
+    return pairs
+
+
 def paper_grid(args):
-    """B * S = --tokens, H * D = --hidden, K/V heads = query heads."""
-    return [Point(max(1, args.tokens // seqlen), seqlen, args.hidden // dim, args.hidden // dim, dim, mask == "causal")
-            for dim in ints(args.head_dims) for mask in args.masks.split(",")
+    """B * S = --tokens, H * Dv = --hidden, K/V heads = query heads."""
+    return [Point(max(1, args.tokens // seqlen), seqlen, args.hidden // dim_v, args.hidden // dim_v, dim,
+                  mask == "causal", 0 if dim_v == dim else dim_v)
+            for dim, dim_v in head_dims(args.head_dims) for mask in args.masks.split(",")
             for seqlen in ints(args.seqlens or PAPER_SEQLENS)]
 
 
@@ -370,20 +393,22 @@ def kv_for(name, q, k, v, causal, path):
 
 
 def bench_point(args, impls, dtype, point):
-    batch, seqlen, heads, heads_kv, dim, causal = point
+    batch, seqlen, heads, heads_kv, dim, causal = point[:6]
+    dim_v = point.value_dim
     torch.manual_seed(seqlen * 1000 + dim + causal)
     q = torch.randn(batch, seqlen, heads, dim, dtype=dtype, device="cuda")
-    k, v = (torch.randn(batch, seqlen, heads_kv, dim, dtype=dtype, device="cuda") for _ in range(2))
+    k = torch.randn(batch, seqlen, heads_kv, dim, dtype=dtype, device="cuda")
+    v = torch.randn(batch, seqlen, heads_kv, dim_v, dtype=dtype, device="cuda")
     checked = sampled_rows(seqlen)
     ref = attention(q, k, v, causal, torch.float32, checked)
     base = attention(q, k, v, causal, dtype, checked)
-    flops = 4 * batch * heads * seqlen * seqlen * dim * (0.5 if causal else 1.0)
+    flops = 2 * batch * heads * seqlen * seqlen * (dim + dim_v) * (0.5 if causal else 1.0)
     if args.op == "bwd":
         flops *= 2.5
     rows = []
     for name in impls:
         row = {"op": args.op, "impl": name, "dtype": args.dtype, "B": batch, "H": heads, "Hk": heads_kv, "Sq": seqlen,
-               "Sk": seqlen, "D": dim, "Dv": dim, "causal": causal, "window": [-1, 0 if causal else -1],
+               "Sk": seqlen, "D": dim, "Dv": dim_v, "causal": causal, "window": [-1, 0 if causal else -1],
                "kv_expanded": False, "verified_rows": rows_label(checked)}
         try:
             k_in, v_in, row["kv_expanded"] = kv_for(name, q, k, v, causal, args.path)
@@ -448,7 +473,7 @@ def make_decode_impl(name, q, k, v, page_size=None):
 
 
 def bench_decode_point(args, impls, dtype, point):
-    batch, length, heads, heads_kv, dim, _ = point
+    batch, length, heads, heads_kv, dim = point[:5]
     torch.manual_seed(length + batch)
     q = torch.randn(batch, 1, heads, dim, dtype=dtype, device="cuda")
     k, v = (torch.randn(batch, length, heads_kv, dim, dtype=dtype, device="cuda") for _ in range(2))
@@ -532,7 +557,8 @@ def main():
         rows = bench_point(args, impls, dtype, point)
         result["rows"].extend(rows)
         cells = "  ".join(f"{r['impl']} {tflops_cell(r, 'FAIL')}" for r in rows)
-        print(f"[{index + 1}/{len(points)}] D{point.dim} {'causal' if point.causal else 'full':6} S{point.seqlen:<6} "
+        mask = "causal" if point.causal else "full"
+        print(f"[{index + 1}/{len(points)}] D{point.dims_label} {mask:6} S{point.seqlen:<6} "
               f"B{point.batch} H{point.heads}/{point.heads_kv}: {cells} TFLOP/s", flush=True)
     result["env"]["sm_clock_mhz"] = nvidia_smi("clocks.sm")
     if args.json:
@@ -554,17 +580,19 @@ def tflops_cell(row, untimed):
 def summarize(result, impls):
     print(f"\nceilings: {result['ceilings']['bf16_matmul_tflops']:.0f} TFLOP/s bf16 matmul, "
           f"{result['ceilings']['copy_gbps']:.0f} GB/s copy")
-    print("D    mask    S       B   Hq/Hkv" + "".join(f"{name:>11}" for name in impls) + "   flashattn/fa2  verified")
+    header = "D        mask    S       B   Hq/Hkv"
+    print(header + "".join(f"{name:>11}" for name in impls) + "   flashattn/fa2  verified")
     keyed = {}
     for row in result["rows"]:
-        keyed.setdefault((row["D"], row["causal"], row["Sq"], row["B"], row["H"], row["Hk"]), {})[row["impl"]] = row
+        dims = f"{row['D']}" if row.get("Dv", row["D"]) == row["D"] else f"{row['D']}/{row['Dv']}"
+        keyed.setdefault((dims, row["causal"], row["Sq"], row["B"], row["H"], row["Hk"]), {})[row["impl"]] = row
     for (dim, causal, seqlen, batch, heads, heads_kv), by_impl in keyed.items():
         cells = "".join(f"{tflops_cell(by_impl.get(n, {}), '–'):>11}" for n in impls)
         ours, fa2 = by_impl.get("flashattn", {}).get("tflops"), by_impl.get("fa2", {}).get("tflops")
         ratio = f"{ours / fa2:>14.2f}" if ours and fa2 else f"{'–':>14}"
         verified = all(r.get("verified") for r in by_impl.values())
         sampled = " (sampled rows)" if any(r["verified_rows"] != "all" for r in by_impl.values()) else ""
-        print(f"{dim:<5}{'causal' if causal else 'full':8}{seqlen:<8}{batch:<4}{f'{heads}/{heads_kv}':<6}"
+        print(f"{dim:<9}{'causal' if causal else 'full':8}{seqlen:<8}{batch:<4}{f'{heads}/{heads_kv}':<6}"
               f"{cells}{ratio}  {verified}{sampled}")
     if any(row["kv_expanded"] for row in result["rows"]):
         print("* K/V repeated to the query heads before timing: the peer rejected grouped K/V (enable_gqa)")
