@@ -61,20 +61,11 @@ struct BwdLayouts {
   static constexpr int kSmemRowChunk = kSmemRowChunkSm80<kHeadDim>;
   static constexpr int kSmemRowChunkV = kSmemRowChunkSm80<kHeadDimV>;
   static_assert(kBlockN % 64 == 0, "P and dS rows are whole 64-element swizzle chunks");
-  using SmemLayoutQ = decltype(cute::tile_to_shape(
-      SmemAtomSm80<kSmemRowChunk>{},
-      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
-  using SmemLayoutdO = decltype(cute::tile_to_shape(
-      SmemAtomSm80<kSmemRowChunkV>{},
-      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDimV>>{}));  // (BLOCK_M, HEAD_DIM_V)
-  using SmemLayoutK = decltype(cute::tile_to_shape(
-      SmemAtomSm80<kSmemRowChunk>{},
-      cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>>{}));  // (BLOCK_N, HEAD_DIM)
-  using SmemLayoutV = decltype(cute::tile_to_shape(
-      SmemAtomSm80<kSmemRowChunkV>{},
-      cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDimV>>{}));  // (BLOCK_N, HEAD_DIM_V)
-  using SmemLayoutPdS = decltype(cute::tile_to_shape(
-      SmemAtomSm80<64>{}, cute::Shape<cute::Int<kBlockM>, cute::Int<kBlockN>>{}));  // (BLOCK_M, BLOCK_N)
+  using SmemLayoutQ = SmemTileSm80<kBlockM, kHeadDim>;    // (BLOCK_M, HEAD_DIM)
+  using SmemLayoutdO = SmemTileSm80<kBlockM, kHeadDimV>;  // (BLOCK_M, HEAD_DIM_V)
+  using SmemLayoutK = SmemTileSm80<kBlockN, kHeadDim>;    // (BLOCK_N, HEAD_DIM)
+  using SmemLayoutV = SmemTileSm80<kBlockN, kHeadDimV>;   // (BLOCK_N, HEAD_DIM_V)
+  using SmemLayoutPdS = SmemTileSm80<kBlockM, kBlockN>;   // (BLOCK_M, BLOCK_N)
   // The same bytes seen transposed, as the operands whose K mode is the stored rows.
   template <class Layout, int kRows, int kCols>
   using TransposedOf = decltype(cute::composition(

@@ -43,23 +43,15 @@ struct FwdLayouts {
   // ---- Shared memory: swizzled rows (smem_atom_sm80.cuh); Q and K rows have D elements, V and O rows Dv.
   static constexpr int kSmemRowChunk = kSmemRowChunkSm80<kHeadDim>;
   static constexpr int kSmemRowChunkV = kSmemRowChunkSm80<kHeadDimV>;
-  using SmemLayoutQ = decltype(cute::tile_to_shape(
-      SmemAtomSm80<kSmemRowChunk>{},
-      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDim>>{}));  // (BLOCK_M, HEAD_DIM)
-  using SmemLayoutK = decltype(cute::tile_to_shape(
-      SmemAtomSm80<kSmemRowChunk>{},
-      cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDim>>{}));  // (BLOCK_N, HEAD_DIM)
-  using SmemLayoutV = decltype(cute::tile_to_shape(
-      SmemAtomSm80<kSmemRowChunkV>{},
-      cute::Shape<cute::Int<kBlockN>, cute::Int<kHeadDimV>>{}));  // (BLOCK_N, HEAD_DIM_V)
+  using SmemLayoutQ = SmemTileSm80<kBlockM, kHeadDim>;   // (BLOCK_M, HEAD_DIM)
+  using SmemLayoutK = SmemTileSm80<kBlockN, kHeadDim>;   // (BLOCK_N, HEAD_DIM)
+  using SmemLayoutV = SmemTileSm80<kBlockN, kHeadDimV>;  // (BLOCK_N, HEAD_DIM_V)
   // V as the B operand of P·V: the same bytes seen as (HEAD_DIM_V, BLOCK_N).
   using SmemLayoutVt = decltype(cute::composition(
       SmemLayoutV{},
       cute::make_layout(cute::Shape<cute::Int<kHeadDimV>, cute::Int<kBlockN>>{}, cute::GenRowMajor{})));
   // O is staged through Q's buffer in the epilogue (the same layout when Dv = D).
-  using SmemLayoutO = decltype(cute::tile_to_shape(
-      SmemAtomSm80<kSmemRowChunkV>{},
-      cute::Shape<cute::Int<kBlockM>, cute::Int<kHeadDimV>>{}));  // (BLOCK_M, HEAD_DIM_V)
+  using SmemLayoutO = SmemTileSm80<kBlockM, kHeadDimV>;  // (BLOCK_M, HEAD_DIM_V)
 
   // ---- Shared memory -> registers: ldmatrix (transposing for V, which is K-major in memory).
   using SmemCopyAtom = cute::Copy_Atom<cute::SM75_U32x4_LDSM_N, Element>;
