@@ -12,7 +12,7 @@
 # (4) the pair on the paper grid against cuDNN and FA2 (bench/peers.py --head-dims 192:128), forward and backward;
 # (5) memcheck, racecheck and synccheck on the three pair tests.
 # Prepare on main, from the repository root: git cherry-pick 4b9d252 (this runs over the working tree).
-# Carry ["third_party/cutlass"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 560).
+# Carry ["third_party/cutlass"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 590; estimated ~520 s: build ~120, tests ~120, pytest ~10, peers ~90, sanitizers 3 x <= 60).
 set -uo pipefail
 L=$OUT/logs; mkdir -p $L; t0=$SECONDS
 FLASHATTN_HEAD_DIMS=192 FLASHATTN_DTYPES="fp16;bf16" FLASHATTN_GPU_STEPS="build torch" scripts/gpu $L/build | tail -4
@@ -31,7 +31,7 @@ for op in fwd bwd; do
   echo "peers $op rc=$? at $((SECONDS - t0)) s"; tail -14 $L/peers_${op}_192_128.log
 done
 for tool in memcheck racecheck synccheck; do
-  FLASHATTN_GPU_STEPS=$tool FLASHATTN_SANITIZER_TIMEOUT=90 FLASHATTN_SANITIZER_FILTER="$pairs" \
+  FLASHATTN_GPU_STEPS=$tool FLASHATTN_SANITIZER_TIMEOUT=60 FLASHATTN_SANITIZER_FILTER="$pairs" \
     scripts/gpu $L/$tool | tail -1
 done
 echo "done at $((SECONDS - t0)) s"
