@@ -55,21 +55,30 @@ inline void expect_sweep_matches_oracle(const Capabilities& caps, const Target& 
   expect_all_pass(cases, op, target);
 }
 
+/// A dense GQA case (B 2, H 4, Hk 2) of the first built dtype.
+inline Case dense_gqa_case(const Capabilities& caps, int head_dim, int seqlen_q, int seqlen_k,
+                           std::uint64_t seed) {
+  Case c;
+  c.dtype = caps.dtypes.front();
+  c.head_dim = head_dim;
+  c.batch = 2;
+  c.heads = 4;
+  c.heads_kv = 2;
+  c.seqlen_q = seqlen_q;
+  c.seqlen_k = seqlen_k;
+  c.seed = seed;
+  return c;
+}
+
 /// The cases a D != Dv pair's kernel must pass, in `dtype`: what changes the V and O paths — partial key
 /// and query tiles, the causal diagonal on strided views with GQA, varlen with empty sequences and used
 /// keys (V's tail rows), a window with softcap and ALiBi, a batch without any key, many heads (the Hopper
 /// kernel's paired tiles).
-inline std::vector<Case> head_dim_pair_cases(int head_dim, int head_dim_v, DType dtype) {
-  Case full;
+inline std::vector<Case> head_dim_pair_cases(const Capabilities& caps, int head_dim, int head_dim_v,
+                                             DType dtype) {
+  Case full = dense_gqa_case(caps, head_dim, 300, 383, 7001);
   full.dtype = dtype;
-  full.head_dim = head_dim;
   full.head_dim_v = head_dim_v;
-  full.batch = 2;
-  full.heads = 4;
-  full.heads_kv = 2;
-  full.seqlen_q = 300;
-  full.seqlen_k = 383;
-  full.seed = 7001;
   Case causal = full;
   causal.seqlen_q = causal.seqlen_k = 383;
   causal.causal = true;
@@ -110,12 +119,12 @@ inline void expect_head_dim_pairs_match_oracle(const Capabilities& caps, const T
                                                const std::string& kernel_prefix, Op op = Op::forward) {
   for (const auto& [head_dim, head_dim_v] : caps.head_dim_pairs) {
     for (DType dtype : caps.dtypes) {
-      const std::vector<Case> cases = head_dim_pair_cases(head_dim, head_dim_v, dtype);
+      const std::vector<Case> cases = head_dim_pair_cases(caps, head_dim, head_dim_v, dtype);
       expect_all_pass(cases, op, target);
       const CaseResult result = run_case(cases.front(), op, target);
       ASSERT_TRUE(result.status.ok()) << summary(result);
-      EXPECT_EQ(result.info.kernel, kernel_prefix + to_string(dtype) + "_hd" + std::to_string(head_dim) + "_dv" +
-                                        std::to_string(head_dim_v));
+      EXPECT_EQ(result.info.kernel, kernel_prefix + to_string(dtype) + "_hd" + std::to_string(head_dim) +
+                                        "_dv" + std::to_string(head_dim_v));
       EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
       if (op == Op::forward) {
         EXPECT_TRUE(reruns_bitwise_equal(cases[1], op, target, 5)) << describe(cases[1]);
@@ -124,21 +133,6 @@ inline void expect_head_dim_pairs_match_oracle(const Capabilities& caps, const T
       }
     }
   }
-}
-
-/// A dense GQA case (B 2, H 4, Hk 2) of the first built dtype.
-inline Case dense_gqa_case(const Capabilities& caps, int head_dim, int seqlen_q, int seqlen_k,
-                           std::uint64_t seed) {
-  Case c;
-  c.dtype = caps.dtypes.front();
-  c.head_dim = head_dim;
-  c.batch = 2;
-  c.heads = 4;
-  c.heads_kv = 2;
-  c.seqlen_q = seqlen_q;
-  c.seqlen_k = seqlen_k;
-  c.seed = seed;
-  return c;
 }
 
 /// The cases reruns are compared on: a dense causal GQA case with many key blocks per query block, and a
