@@ -6,6 +6,8 @@ alone, so that neither side runs next to a peer the other does not have), and th
 ratios.
 
 Usage: ab_compare.py --a A1.json [A2.json ...] --b B1.json [B2.json ...] [--peer cudnn --peer-runs P.json ...]
+The runs may also be `flashattn bench --json` reports of the CLI (two builds' CLIs, e.g. carried in from
+scripts/build-for-device): their cuda rows are flashattn's, in TFLOP/s, a row whose check failed untimed.
 With --b-impl the B runs are another implementation's (e.g. flashattn against fa2, each timed in processes of
 its own, interleaved). --impl compares other rows of flashattn's: the decode grid's paged cache
 ("flashattn_paged16").
@@ -16,7 +18,12 @@ import math
 
 
 def cells(path, impl):
-    rows = json.load(open(path))["rows"]
+    data = json.load(open(path))
+    if "results" in data:  # the CLI's report
+        return {(r["head_dim"], r["causal"], r["batch"], r["seqlen_q"], r["seqlen_k"]):
+                r["gflops"] / 1000 if r["verify"]["passed"] and r["gflops"] else None
+                for r in data["results"] if r["backend"] == "cuda" and impl == "flashattn"}
+    rows = data["rows"]
     value = "gbps" if rows and rows[0].get("op") == "decode" else "tflops"
     return {(r["D"], r["causal"], r["B"], r["Sq"], r["Sk"]): r[value] for r in rows if r["impl"] == impl}
 
@@ -35,7 +42,7 @@ def main():
     print(f"rows: {args.impl}" + (f" against {args.b_impl}" if args.b_impl else ""))
     peer = [cells(path, args.peer) for path in args.peer_runs]
     keys = [k for k in a[0] if all(k in run for run in a + b)]
-    print("D  causal  B   Sq     Sk    | A runs           | B runs           | A/B    | " + args.peer)
+    print("D   causal  B   Sq     Sk    | A runs           | B runs           | A/B    | " + args.peer)
     ratios, failed = [], 0
     for key in keys:
         # A cell that failed in any run (no time: an error, a failed check, a missing binding) has no ratio.
@@ -47,7 +54,7 @@ def main():
             failed += 1
         d, causal, batch, sq, sk = key
         peers = " ".join(show(run[key]) for run in peer if key in run)
-        print(f"{d:<3}{'causal' if causal else 'full':7} {batch:<3} {sq:<6} {sk:<6}| "
+        print(f"{d:<4}{'causal' if causal else 'full':7} {batch:<3} {sq:<6} {sk:<6}| "
               + f"{' '.join(show(run[key]) for run in a):16} | {' '.join(show(run[key]) for run in b):16} | "
               + f"{f'{ratio:.3f}' if timed else 'FAIL ':5}  | {peers}")
     if ratios:
