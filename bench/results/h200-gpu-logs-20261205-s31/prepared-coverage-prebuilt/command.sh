@@ -9,7 +9,8 @@
 # (3) the two CLIs' bench, interleaved (B 8, Hq 32 / Hkv 8, D 128, no mask, Sq 1 / 16 / 64 / 200 x Sk 1k / 8k).
 # The pair's and the packing's numbers against cuDNN need the torch binding: bench/peers.py --head-dims
 # 192:128 (fwd, bwd) and --grid gqa-short, in the next grid call.
-# Prepare on main, from the repository root (about 25 minutes on the 2-core machine):
+# Prepare on main, from the repository root (about 10 minutes on the 2-core machine: 2 min 12 s and 7 min 36 s
+# in session 31, bench/results/build-for-device-20261205-s31-coverage.txt; binaries 2.3 + 9.9 + 10.1 MB):
 #   rm -rf /tmp/base-cli && git worktree add --detach /tmp/base-cli HEAD && cp -r third_party /tmp/base-cli/ &&
 #   (cd /tmp/base-cli && BUILD_DIR=/tmp/base-cli/build-carry scripts/build-for-device 128 bf16) &&
 #   git cherry-pick 4b9d252 5ae7667 && scripts/build-for-device "64;128;192;256" "bf16;fp16" &&
