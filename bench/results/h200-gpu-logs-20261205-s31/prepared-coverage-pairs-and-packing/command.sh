@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Prepared in session 31 (no machine was lent): not yet run. Issue 4's two coverage candidates in one call,
-# instead of s30's prepared-head-dim-pair-tests and s31's prepared-gqa-packing-ab (one build, one machine
-# start; their sanitizers' racecheck / synccheck go to the next call on the same, still warm, machine):
+# Prepared in session 31 (no machine was lent): not yet run. The fallback of prepared-coverage-prebuilt
+# (should binaries built on the CPU machine not run there): issue 4's two coverage candidates in one call,
+# instead of s30's prepared-head-dim-pair-tests (one build, one machine start; racecheck / synccheck go to
+# the next call on the same, still warm, machine):
 #   4b9d252 D 192 / Dv 128 kernels (sm90 forward, sm80 forward and backward);
 #   5ae7667 GQA packing on the sm90 forward (D 64 / 128 / 256).
 # (1) scripts/ab: change = main + both (D 64 / 128 / 192 / 256, bf16), base = main (D 128 only); the change's
