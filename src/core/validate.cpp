@@ -113,10 +113,14 @@ Status validate_common(const AttentionArgs& args, ForwardParams& params) {
       // Device-resident offsets are not read on the host (that would synchronise): the caller states
       // the longest lengths, as with flash-attn's varlen API.
       if (params.batch > 0 && args.max_seqlen_q == 0) {
-        return invalid("max_seqlen_q: required (> 0) for varlen inputs on a CUDA device");
+        return invalid(
+            "max_seqlen_q: required (> 0, an upper bound; 1 if every sequence is empty) for varlen inputs "
+            "on a CUDA device");
       }
       if (params.batch > 0 && args.max_seqlen_k == 0) {
-        return invalid("max_seqlen_k: required (> 0) for varlen inputs on a CUDA device");
+        return invalid(
+            "max_seqlen_k: required (> 0, an upper bound; 1 if every sequence is empty) for varlen inputs "
+            "on a CUDA device");
       }
       params.max_seqlen_q = args.max_seqlen_q;
       params.max_seqlen_k = args.max_seqlen_k;

@@ -119,8 +119,13 @@ CaseTensors make_case_tensors(const Case& c, Op op) {
     t.cu_seqlens_q = make_index(prefix_sums(c.seqlens_q));
     t.cu_seqlens_k = make_index(prefix_sums(c.seqlens_k));
     if (!c.seqused_k.empty()) t.seqused_k = make_index(c.seqused_k);
-    t.max_seqlen_q = c.seqlens_q.empty() ? 0 : *std::max_element(c.seqlens_q.begin(), c.seqlens_q.end());
-    t.max_seqlen_k = c.seqlens_k.empty() ? 0 : *std::max_element(c.seqlens_k.begin(), c.seqlens_k.end());
+    // Upper bounds of at least 1: a CUDA device cannot compute them from device-resident offsets (0 asks
+    // for that), so a batch whose sequences are all empty states 1.
+    const auto longest = [](const std::vector<int>& lengths) {
+      return std::max(1, lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end()));
+    };
+    t.max_seqlen_q = longest(c.seqlens_q);
+    t.max_seqlen_k = longest(c.seqlens_k);
   } else {
     t.q = make_tensor(c.strided, dtype, {c.batch, c.seqlen_q, H, D});
     t.k = make_tensor(c.strided, dtype, {c.batch, c.seqlen_k, Hk, D});
