@@ -26,7 +26,7 @@ SM90_HEAD_DIMS = (64, 96, 128, 192, 256)  # src/cuda/sm90/tile_fwd_sm90.hpp has 
 # (D, Dv) pairs with D != Dv, built by PAIR_FAMILIES (tile_fwd_sm80.hpp, tile_fwd_sm90.hpp and tile_bwd_sm80.hpp
 # have a tile for these) and selected with their D. The sm90 backward has none: dispatch falls back to the sm80
 # one, as at D 96 / 192.
-HEAD_DIM_PAIRS = ()
+HEAD_DIM_PAIRS = ((192, 128),)
 PAIR_FAMILIES = (("fwd", 80), ("fwd", 90), ("bwd", 80))
 SM90_BWD_HEAD_DIMS = (64, 128, 256)  # src/cuda/sm90/tile_bwd_sm90.hpp has a tile for these
 # How a family's TUs are compiled (cmake/FlashattnCuda.cmake reads the lists of sources.cmake):

@@ -25,7 +25,12 @@ struct BwdTile {
 /// The tile of head dims (`head_dim`, `head_dim_v`) (0 fields for head dims with no kernel). Every
 /// product's tile of 16 * warps_m rows by 16 * (warps / warps_m) columns must divide its shape.
 constexpr BwdTile bwd_tile(int head_dim, int head_dim_v) {
-  if (head_dim_v != head_dim) return {0, 0, 0, 0, 0, 0, 0};  // no D != Dv pair has a tile yet
+  // D = 192 with Dv = 128: D = 192's 64x64 tile, 8 warps: dK + dV take 80 fp32 per thread; Q 24 KB + dO 16 KB
+  // + K 24 KB + V 16 KB + P, dS 8 KB each = 96 KB. Not yet measured.
+  if (head_dim_v != head_dim) {
+    return head_dim == 192 && head_dim_v == 128 ? BwdTile{64, 64, 8, 4, 2, 2, 1}
+                                                : BwdTile{0, 0, 0, 0, 0, 0, 0};
+  }
   switch (head_dim) {
     // 64x128 (FlashAttention-2's sm80 choice at D <= 128): dK + dV take 64 fp32 per thread; 80 KB smem.
     case 64:

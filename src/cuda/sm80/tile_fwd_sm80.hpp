@@ -26,7 +26,12 @@ struct FwdTile {
 /// The tile of head dims (`head_dim`, `head_dim_v`) in `regime` (0 fields for a (head dims, regime) with no
 /// kernel).
 constexpr FwdTile fwd_tile(int head_dim, int head_dim_v, FwdTileRegime regime) {
-  if (head_dim_v != head_dim) return {0, 0, 0, 0};  // no D != Dv pair has a tile yet
+  if (head_dim_v != head_dim) {
+    // D = 192 with Dv = 128: D = 192's 128x64 tile with 8 warps (Q 48 KB + K 24 KB + V 16 KB = 88 KB); O
+    // takes 64 fp32 per thread, S 32. Not yet measured.
+    return head_dim == 192 && head_dim_v == 128 && regime == FwdTileRegime::long_keys ? FwdTile{128, 64, 8, 1}
+                                                                                      : FwdTile{0, 0, 0, 0};
+  }
   if (regime == FwdTileRegime::short_keys) {
     // 64x64 with 4 warps: 128 fp32 of O per thread as in the 128x64 tile, 96 KB smem, so two CTAs
     // share an SM and one's first loads and O store overlap the other's main loop. Bulk last: with the

@@ -95,7 +95,20 @@ constexpr const char* fwd_ablation_suffix_sm90() {
 /// The tile of head dims (`head_dim`, `head_dim_v`) in `regime` as built (0 fields for a (head dims,
 /// regime) with no sm90 kernel).
 constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTileRegime regime) {
-  if (head_dim_v != head_dim) return {0, 0, 0, 0, 0};  // no D != Dv pair has a tile yet
+  if (head_dim_v != head_dim) {
+    // D = 192 with Dv = 128 (the query-key dim of multi-head latent attention's prefill: 128 + a 64-wide
+    // rotary part, against values of 128), one regime. Q·Kᵀ is D = 192's, P·V and O are D = 128's:
+    // 128x128, 1 Q + 2 K + 2 V stages: Q 48 KB + 2 x K 48 KB + 2 x V 32 KB = 208 KB (a second Q buffer or a
+    // third V stage does not fit); S 64, O 64 and P 32 registers per thread, as D = 128's 128-key tile.
+    // O (64 x 128 per warpgroup) is staged in the warpgroup's block of the Q buffer (64 x 192). Not yet
+    // measured against the 112-key alternative (3 V stages in 216 KB).
+    if (head_dim == 192 && head_dim_v == 128 && regime == FwdTileRegime::long_keys) {
+      FwdTileSm90 tile{128, 128, 2, 2, 2};
+      tile.q_stages = 1;
+      return tile;
+    }
+    return {0, 0, 0, 0, 0};
+  }
   if (regime == FwdTileRegime::short_keys) {
     switch (head_dim) {
       // D = 64, short key loops (core::short_key_loop_sm90_d64 says when and why): 128x128 with two
