@@ -22,6 +22,10 @@ gradients with the same rule ("grads_verified"); "flashattn_det" is flashattn wi
 added in key-block order), for the cost of bitwise-reproducible gradients in the same run.
   gqa-long  long-context grouped-query attention: Hq = 32 query heads sharing Hkv = 8 K/V heads, D = 128,
             causal, (B, S) in (8, 4096), (1, 8192), (1, 16384) ... (1, 131072); --seqlens narrows it.
+  gqa-short few query rows over many keys (chunked prefill, speculative decoding), where the query heads of
+            a K/V head share tiles (GQA packing): Hq = 32, Hkv = 8, D = 128, B = 8, no mask, Sq in {1, 16, 64,
+            200} x Sk in {1024, 8192}; --seqlens narrows Sk. (No causal mask: the SDPA peers align theirs at the
+            top left, DESIGN.md's at the bottom right, which differ when Sq < Sk.)
   decode    (--op decode) one new query token over a KV cache: Hq = 32, Hkv = 8, D = 128 (--decode-head-dim:
             e.g. 64, the e2e serving model's), B in {1, 4, 16, 64}
             x cache length L in {1024, 8192, 32768, 131072} (B * L <= 64 * 32768); flashattn runs a dense
@@ -64,7 +68,7 @@ REFERENCE_CHUNK_SCORES = 2 ** 28  # float32 scores the reference holds at once: 
 
 
 class Point(NamedTuple):
-    """One problem of a grid: q is (batch, seqlen, heads, dim), k is (batch, seqlen, heads_kv, dim), v is
+    """One problem of a grid: q is (batch, query_len, heads, dim), k is (batch, seqlen, heads_kv, dim), v is
     (batch, seqlen, heads_kv, value_dim)."""
     batch: int
     seqlen: int
@@ -73,10 +77,15 @@ class Point(NamedTuple):
     dim: int
     causal: bool
     dim_v: int = 0  # 0: the same as dim
+    seqlen_q: int = 0  # 0: the same as seqlen
 
     @property
     def value_dim(self):
         return self.dim_v or self.dim
+
+    @property
+    def query_len(self):
+        return self.seqlen_q or self.seqlen
 
     @property
     def dims_label(self):
@@ -137,6 +146,16 @@ def gqa_long_grid(args):
             for batch, seqlen in GQA_LONG_POINTS if wanted is None or seqlen in wanted]
 
 
+GQA_SHORT_BATCH, GQA_SHORT_QUERIES, GQA_SHORT_KEYS = 8, (1, 16, 64, 200), (1024, 8192)
+
+
+def gqa_short_grid(args):
+    """GQA 32/8, D = 128, B = 8, no mask: Sq in GQA_SHORT_QUERIES x Sk in GQA_SHORT_KEYS (--seqlens: Sk)."""
+    wanted = set(ints(args.seqlens)) if args.seqlens else None
+    return [Point(GQA_SHORT_BATCH, keys, GQA_LONG_HEADS, GQA_LONG_HEADS_KV, GQA_LONG_DIM, False, seqlen_q=queries)
+            for keys in GQA_SHORT_KEYS for queries in GQA_SHORT_QUERIES if wanted is None or keys in wanted]
+
+
 DECODE_BATCHES, DECODE_LENGTHS = (1, 4, 16, 64), (1024, 8192, 32768, 131072)
 DECODE_PAGE_SIZE = 16
 
@@ -149,7 +168,7 @@ def decode_grid(args):
             if batch * length <= 64 * 32768 and (wanted is None or length in wanted)]
 
 
-GRIDS = {"paper": paper_grid, "gqa-long": gqa_long_grid, "decode": decode_grid}
+GRIDS = {"paper": paper_grid, "gqa-long": gqa_long_grid, "gqa-short": gqa_short_grid, "decode": decode_grid}
 
 
 def commit():
@@ -394,20 +413,20 @@ def kv_for(name, q, k, v, causal, path):
 
 def bench_point(args, impls, dtype, point):
     batch, seqlen, heads, heads_kv, dim, causal = point[:6]
-    dim_v = point.value_dim
-    torch.manual_seed(seqlen * 1000 + dim + causal)
-    q = torch.randn(batch, seqlen, heads, dim, dtype=dtype, device="cuda")
+    dim_v, seqlen_q = point.value_dim, point.query_len
+    torch.manual_seed(seqlen * 1000 + dim + causal + (seqlen_q if seqlen_q != seqlen else 0) * 7)
+    q = torch.randn(batch, seqlen_q, heads, dim, dtype=dtype, device="cuda")
     k = torch.randn(batch, seqlen, heads_kv, dim, dtype=dtype, device="cuda")
     v = torch.randn(batch, seqlen, heads_kv, dim_v, dtype=dtype, device="cuda")
-    checked = sampled_rows(seqlen)
+    checked = sampled_rows(seqlen_q)
     ref = attention(q, k, v, causal, torch.float32, checked)
     base = attention(q, k, v, causal, dtype, checked)
-    flops = 2 * batch * heads * seqlen * seqlen * (dim + dim_v) * (0.5 if causal else 1.0)
+    flops = 2 * batch * heads * seqlen_q * seqlen * (dim + dim_v) * (0.5 if causal else 1.0)
     if args.op == "bwd":
         flops *= 2.5
     rows = []
     for name in impls:
-        row = {"op": args.op, "impl": name, "dtype": args.dtype, "B": batch, "H": heads, "Hk": heads_kv, "Sq": seqlen,
+        row = {"op": args.op, "impl": name, "dtype": args.dtype, "B": batch, "H": heads, "Hk": heads_kv, "Sq": seqlen_q,
                "Sk": seqlen, "D": dim, "Dv": dim_v, "causal": causal, "window": [-1, 0 if causal else -1],
                "kv_expanded": False, "verified_rows": rows_label(checked)}
         try:
@@ -416,6 +435,9 @@ def bench_point(args, impls, dtype, point):
             out = run()
             torch.cuda.synchronize()
             row["kernel"] = kernel()
+            if name.startswith("flashattn"):
+                import flashattn
+                row["packed_heads"] = flashattn.last_run().get("packed_heads")  # GQA packing: heads per tile
             row["verified"], row["max_abs_err"] = verify(take_rows(out, checked), ref, base)
             del out
             if args.op == "bwd":
@@ -558,7 +580,8 @@ def main():
         result["rows"].extend(rows)
         cells = "  ".join(f"{r['impl']} {tflops_cell(r, 'FAIL')}" for r in rows)
         mask = "causal" if point.causal else "full"
-        print(f"[{index + 1}/{len(points)}] D{point.dims_label} {mask:6} S{point.seqlen:<6} "
+        lengths = f"{point.seqlen}" if point.query_len == point.seqlen else f"{point.query_len}/{point.seqlen}"
+        print(f"[{index + 1}/{len(points)}] D{point.dims_label} {mask:6} S{lengths:<6} "
               f"B{point.batch} H{point.heads}/{point.heads_kv}: {cells} TFLOP/s", flush=True)
     result["env"]["sm_clock_mhz"] = nvidia_smi("clocks.sm")
     if args.json:
@@ -580,19 +603,20 @@ def tflops_cell(row, untimed):
 def summarize(result, impls):
     print(f"\nceilings: {result['ceilings']['bf16_matmul_tflops']:.0f} TFLOP/s bf16 matmul, "
           f"{result['ceilings']['copy_gbps']:.0f} GB/s copy")
-    header = "D        mask    S       B   Hq/Hkv"
+    header = "D        mask    S         B   Hq/Hkv"
     print(header + "".join(f"{name:>11}" for name in impls) + "   flashattn/fa2  verified")
     keyed = {}
     for row in result["rows"]:
         dims = f"{row['D']}" if row.get("Dv", row["D"]) == row["D"] else f"{row['D']}/{row['Dv']}"
-        keyed.setdefault((dims, row["causal"], row["Sq"], row["B"], row["H"], row["Hk"]), {})[row["impl"]] = row
+        lengths = f"{row['Sq']}" if row["Sq"] == row["Sk"] else f"{row['Sq']}/{row['Sk']}"
+        keyed.setdefault((dims, row["causal"], lengths, row["B"], row["H"], row["Hk"]), {})[row["impl"]] = row
     for (dim, causal, seqlen, batch, heads, heads_kv), by_impl in keyed.items():
         cells = "".join(f"{tflops_cell(by_impl.get(n, {}), '–'):>11}" for n in impls)
         ours, fa2 = by_impl.get("flashattn", {}).get("tflops"), by_impl.get("fa2", {}).get("tflops")
         ratio = f"{ours / fa2:>14.2f}" if ours and fa2 else f"{'–':>14}"
         verified = all(r.get("verified") for r in by_impl.values())
         sampled = " (sampled rows)" if any(r["verified_rows"] != "all" for r in by_impl.values()) else ""
-        print(f"{dim:<9}{'causal' if causal else 'full':8}{seqlen:<8}{batch:<4}{f'{heads}/{heads_kv}':<6}"
+        print(f"{dim:<9}{'causal' if causal else 'full':8}{seqlen:<10}{batch:<4}{f'{heads}/{heads_kv}':<6}"
               f"{cells}{ratio}  {verified}{sampled}")
     if any(row["kv_expanded"] for row in result["rows"]):
         print("* K/V repeated to the query heads before timing: the peer rejected grouped K/V (enable_gqa)")

@@ -21,8 +21,11 @@ struct RunInfo {
   int block_n = 0;                 ///< Key rows per tile.
   int num_splits = 1;              ///< Splits along the keys (split-KV); 1 when not split.
   int num_threads = 0;             ///< CPU threads used (0 for GPU kernels).
-  int num_ctas = 0;             ///< CTAs launched (GPU kernels; a persistent kernel launches <= one per SM).
-  int cluster_size = 0;         ///< CTAs per thread-block cluster, 0 without clusters (decode: its splits).
+  int num_ctas = 0;      ///< CTAs launched (GPU kernels; a persistent kernel launches <= one per SM).
+  int cluster_size = 0;  ///< CTAs per thread-block cluster, 0 without clusters (decode: its splits).
+  /// GQA packing: the query heads of one kv head whose rows share each tile (heads / heads_kv); 0 when every
+  /// tile holds one query head's rows.
+  int packed_heads = 0;
   bool launched = false;        ///< False when there was nothing to compute (B = 0, Sq = 0, total_q = 0).
   bool fell_back = false;       ///< True when the preferred path could not run and another did.
   std::string fallback_reason;  ///< Why, when fell_back is true.

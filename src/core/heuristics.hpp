@@ -55,6 +55,23 @@ constexpr bool wide_key_tile_sm90_d128(int max_seqlen_k, bool causal) {
   return !causal && max_seqlen_k >= 8192;
 }
 
+/// Whether the Hopper forward packs the `group` query heads of each kv head into its tiles' rows (GQA
+/// packing, cuda/sm90/tile_fwd_sm90.hpp) for a call of up to `max_seqlen_q` query rows per sequence, with
+/// tiles of `block_m` rows. Every tile, full or not, costs one pass over its keys (the K and V loads, the
+/// wgmmas of all its rows), so the work is the number of tiles: ceil(Sq / block_m) per query head unpacked,
+/// ceil(Sq * group / block_m) per kv head packed. Packing is taken when it saves more than a tenth of the
+/// tiles, i.e. when packed tiles <= 0.9 * group * unpacked tiles; a smaller saving would not pay for what
+/// packing costs besides: Q and O move as 16-byte vectors row by row instead of TMA boxes, and the Q load
+/// is no longer issued a tile ahead by the producer. The tenth is FlashAttention-3's margin for the same
+/// choice, not yet measured here. Sq = 64, group 4: 2 packed tiles for 4 unpacked (packed); Sq = 128:
+/// 4 for 4 (not); Sq = 200: 7 for 8 (packed, 1 tile in 8 saved).
+constexpr bool pack_gqa_sm90(long long max_seqlen_q, long long group, long long block_m) {
+  if (group <= 1 || max_seqlen_q <= 0) return false;
+  const long long unpacked_tiles = group * ((max_seqlen_q + block_m - 1) / block_m);
+  const long long packed_tiles = (max_seqlen_q * group + block_m - 1) / block_m;
+  return 10 * packed_tiles <= 9 * unpacked_tiles;
+}
+
 /// Whether the Hopper forward's persistent CTAs take a masked problem's query tiles in pairs — a head's
 /// longest tile, then its shortest; its second longest, then its second shortest; ... — rather than in
 /// one global longest-first order (cuda/sm90/tile_scheduler_sm90.hpp). Both balance the CTAs (a causal pair

@@ -29,6 +29,22 @@ TEST(Heuristics, Sm90D128WideKeyTileWithoutCausalMaskFrom8192Keys) {
   EXPECT_FALSE(wide_key_tile_sm90_d128(16384, true));  // causal: 0.92-1.00x measured
 }
 
+// GQA packing where it saves more than a tenth of the 128-row tiles.
+TEST(Heuristics, Sm90ForwardPacksGqaWhereItSavesATenthOfTheTiles) {
+  EXPECT_TRUE(pack_gqa_sm90(1, 4, 128));     // decoding: 1 packed tile for 4
+  EXPECT_TRUE(pack_gqa_sm90(64, 4, 128));    // 2 for 4
+  EXPECT_TRUE(pack_gqa_sm90(200, 4, 128));   // 7 for 8
+  EXPECT_TRUE(pack_gqa_sm90(40, 3, 128));    // any group: 1 for 3
+  EXPECT_TRUE(pack_gqa_sm90(300, 2, 128));   // 5 for 6
+  EXPECT_FALSE(pack_gqa_sm90(128, 4, 128));  // 4 for 4
+  EXPECT_FALSE(pack_gqa_sm90(100, 4, 128));  // 4 for 4: as many padded rows either way
+  EXPECT_FALSE(pack_gqa_sm90(256, 2, 128));  // 4 for 4
+  EXPECT_FALSE(pack_gqa_sm90(4096, 4, 128));
+  EXPECT_FALSE(pack_gqa_sm90(1000, 4, 128));  // 32 for 32
+  EXPECT_FALSE(pack_gqa_sm90(64, 1, 128));    // no GQA
+  EXPECT_FALSE(pack_gqa_sm90(0, 4, 128));     // no query rows
+}
+
 // Pairs of a head's tiles where the global longest-first order would run at most one tile of a head at a
 // time (more heads than half the SMs), and only with two pairs per SM.
 TEST(Heuristics, Sm90ForwardPairsTilesOfManyHeadsUnderAMask) {

@@ -93,6 +93,46 @@ TEST(TileSchedulerSm90, VisitsEveryTileExactlyOnce) {
   }
 }
 
+// GQA packing: the order runs over (packed tile, kv head, batch), each kv head's tiles holding the packed
+// rows of its query heads (ceil(Sq * group / 128) of them), every one exactly once, causal or not.
+TEST(TileSchedulerSm90, GqaPackedOrderVisitsEveryKvHeadsPackedTilesOnce) {
+  struct Packed {
+    int batch, heads, heads_kv, seqlen_q;
+    bool causal;
+    int m_blocks;  ///< expected: ceil(seqlen_q * heads / heads_kv / 128)
+  };
+  for (const Packed& shape : {Packed{3, 32, 8, 1, false, 1}, Packed{2, 32, 8, 40, true, 2},
+                              Packed{1, 16, 1, 100, true, 13}, Packed{7, 6, 2, 200, false, 5}}) {
+    FwdKernelParams params;
+    params.problem.dtype = DType::bf16;
+    params.problem.batch = shape.batch;
+    params.problem.heads = shape.heads;
+    params.problem.heads_kv = shape.heads_kv;
+    params.problem.head_dim = params.problem.head_dim_v = kHeadDim;
+    params.problem.max_seqlen_q = shape.seqlen_q;
+    params.problem.max_seqlen_k = 4096;
+    params.problem.causal = shape.causal;
+    if (shape.causal) params.problem.window_right = 0;
+    params.num_m_blocks = (shape.seqlen_q + 127) / 128;
+    EXPECT_EQ(fwd_scheduled_params(params, false, 128).num_m_blocks, params.num_m_blocks);
+    const FwdKernelParams packed = fwd_scheduled_params(params, true, 128);
+    ASSERT_EQ(packed.num_m_blocks, shape.m_blocks);
+    ASSERT_EQ(packed.problem.heads, shape.heads_kv);
+    const auto order = PersistentTileScheduler::order(packed, kMultiprocessors);
+    ASSERT_EQ(order.tiles, std::int64_t{shape.m_blocks} * shape.batch * shape.heads_kv);
+    std::set<std::tuple<int, int, int>> seen;
+    for (const auto& share : shares(order, order.ctas)) {
+      for (const auto& tile : share) {
+        ASSERT_LT(tile.m_block, shape.m_blocks);
+        ASSERT_LT(tile.head, shape.heads_kv);
+        ASSERT_LT(tile.batch, shape.batch);
+        EXPECT_TRUE(seen.insert({tile.m_block, tile.head, tile.batch}).second);
+      }
+    }
+    EXPECT_EQ(static_cast<std::int64_t>(seen.size()), order.tiles);
+  }
+}
+
 // Sections of whole kv heads whose K and V fit the L2 budget (or one kv head where even that does not), in
 // whole round pairs of positions, each longest tile first.
 TEST(TileSchedulerSm90, MaskedProblemsWithFewHeadsGoLongestTileFirstInSectionsThatFitL2) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -123,7 +124,7 @@ TEST(CudaForwardSm90, HeadDim128TileFollowsTheMaskAndKeyLoopLength) {
   std::vector<Expected> cases;
   for (DType dtype : caps.dtypes) {
     cases.push_back({base(dtype, 256, 8192), 144});
-    Case gqa = base(dtype, 300, 8300);  // 8300 = 57 * 144 + 92
+    Case gqa = base(dtype, 256, 8300);  // 8300 = 57 * 144 + 92; 2 tiles a head, packed or not: no packing
     gqa.heads = 4;
     gqa.heads_kv = 2;
     gqa.strided = true;
@@ -158,7 +159,8 @@ TEST(CudaForwardSm90, HeadDim128TileFollowsTheMaskAndKeyLoopLength) {
 // Masked problems with many heads take their query tiles in pairs, a head's longest with its shortest
 // (core::fwd_tiles_paired; cuda/sm90/tile_scheduler_sm90.hpp): B 5 x H 32 = 160 heads of 3 query tiles
 // (S 300, 128-row tiles) give 320 pairs, at least two per SM on 132 SMs. The middle tile of each head goes
-// alone after every pair. Checked with a causal mask (Sq = Sk and Sq < Sk) and a sliding window, GQA 32 / 8.
+// alone after every pair. Checked with a causal mask (Sq = Sk and Sq < Sk) and a sliding window, without
+// GQA (with it, D = 64, 128 and 256 would pack these rows into fewer tiles: GqaPackedTilesMatchOracle).
 TEST(CudaForwardSm90, CausalProblemsOfManyHeadsTakeTheirTilesInPairs) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
   for (int head_dim : caps.head_dims) {
@@ -167,7 +169,7 @@ TEST(CudaForwardSm90, CausalProblemsOfManyHeadsTakeTheirTilesInPairs) {
     c.head_dim = head_dim;
     c.batch = 5;
     c.heads = 32;
-    c.heads_kv = 8;
+    c.heads_kv = 32;
     c.seqlen_q = 300;
     c.seqlen_k = 300;
     c.causal = true;
@@ -179,6 +181,85 @@ TEST(CudaForwardSm90, CausalProblemsOfManyHeadsTakeTheirTilesInPairs) {
     window.window_right = 0;
     expect_all_pass({c, longer_keys, window}, Op::forward, kHopper);
   }
+}
+
+/// A dense GQA case (B 2) in `dtype`: `heads` query heads on `heads_kv` kv heads.
+Case gqa_case(DType dtype, int head_dim, int heads, int heads_kv, int seqlen_q, int seqlen_k,
+              std::uint64_t seed) {
+  Case c;
+  c.dtype = dtype;
+  c.head_dim = head_dim;
+  c.batch = 2;
+  c.heads = heads;
+  c.heads_kv = heads_kv;
+  c.seqlen_q = seqlen_q;
+  c.seqlen_k = seqlen_k;
+  c.seed = seed;
+  return c;
+}
+
+// GQA calls with few query rows per head pack the query heads of each kv head into the tiles' rows
+// (core::pack_gqa_sm90; packed row r = token r / group of query head r % group), at D = 64, 128, 256. What
+// the packing changes is checked: the token of a row under a causal mask (bottom-right, Sq < Sk) and a
+// window with softcap, groups that are not powers of two and MQA, a packed tile holding a partial token
+// group, many packed tiles under a causal mask (Sq = Sk), strided views (the per-row addresses of Q and O),
+// varlen with empty sequences, a sequence without keys and used keys (V's tail rows), lse at each (head,
+// token). RunInfo says how many heads share a tile; ALiBi (a slope per query head) and shapes where packing
+// saves no tile run unpacked.
+TEST(CudaForwardSm90, GqaPackedTilesMatchOracle) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  int tested = 0;
+  for (int head_dim : {64, 128, 256}) {
+    if (!has_head_dim(caps, head_dim)) continue;
+    ++tested;
+    for (DType dtype : caps.dtypes) {
+      Case decode = gqa_case(dtype, head_dim, 32, 8, 1, 1000, 8101);
+      decode.batch = 3;
+      Case causal = gqa_case(dtype, head_dim, 16, 2, 7, 300, 8102);
+      causal.causal = true;
+      Case window = gqa_case(dtype, head_dim, 8, 2, 64, 383, 8103);
+      window.window_left = 50;
+      window.window_right = 10;
+      window.softcap = 30.0f;
+      Case odd_group = gqa_case(dtype, head_dim, 6, 2, 40, 239, 8104);
+      odd_group.causal = true;
+      odd_group.strided = true;
+      Case mqa = gqa_case(dtype, head_dim, 16, 1, 5, 129, 8105);
+      mqa.causal = true;
+      Case partial_group = gqa_case(dtype, head_dim, 12, 4, 200, 200, 8106);  // 600 rows: 5 tiles
+      Case many_tiles = gqa_case(dtype, head_dim, 16, 2, 100, 100, 8107);     // 800 rows: 7 tiles
+      many_tiles.causal = true;
+      many_tiles.strided = true;
+      Case varlen = gqa_case(dtype, head_dim, 8, 2, 0, 0, 8108);
+      varlen.seqlens_q = {0, 1, 17, 64, 3};
+      varlen.seqlens_k = {5, 0, 200, 383, 129};
+      varlen.seqused_k = {5, 0, 150, 383, 100};
+      varlen.causal = true;
+      struct Expected {
+        Case c;
+        int packed_heads;
+      };
+      Case alibi = causal;
+      alibi.alibi = true;
+      const std::vector<Expected> cases = {
+          {decode, 4},     {causal, 8},
+          {window, 4},     {odd_group, 3},
+          {mqa, 16},       {partial_group, 3},
+          {many_tiles, 8}, {varlen, 4},
+          {alibi, 0},      {gqa_case(dtype, head_dim, 8, 2, 128, 300, 8109), 0}};
+      for (const Expected& e : cases) {
+        const CaseResult result = run_case(e.c, Op::forward, kHopper);
+        ASSERT_TRUE(result.status.ok()) << summary(result);
+        EXPECT_TRUE(result.passed) << summary(result);
+        EXPECT_EQ(result.info.packed_heads, e.packed_heads) << summary(result);
+        EXPECT_EQ(result.info.kernel,
+                  std::string("fwd_sm90_") + to_string(dtype) + "_hd" + std::to_string(head_dim));
+        EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
+      }
+      EXPECT_TRUE(reruns_bitwise_equal(many_tiles, Op::forward, kHopper, 5)) << describe(many_tiles);
+    }
+  }
+  if (tested == 0) GTEST_SKIP() << "no sm90 D = 64, 128 or 256 kernel is built";
 }
 
 // D != Dv pairs (D 192 / Dv 128) on the sm90 kernel of the pair: Q·Kᵀ over D, P·V and O over Dv, O staged

@@ -59,6 +59,9 @@ nlohmann::json to_json(const BenchResult& r, std::optional<double> sgemm_gflops)
   const BenchPoint& p = r.point;
   nlohmann::json result = {{"backend", to_string(r.backend)},
                            {"kernel", r.info.kernel},
+                           {"block_m", r.info.block_m},
+                           {"block_n", r.info.block_n},
+                           {"packed_heads", r.info.packed_heads},
                            {"op", p.op == testing::Op::forward ? "fwd" : "bwd"},
                            {"dtype", to_string(p.dtype)},
                            {"batch", p.batch},

@@ -5,7 +5,9 @@ namespace flashattn::cuda {
 
 /// `long_keys` is every head dim's tile; `short_keys` exists where another tile pays off while each CTA's
 /// key loop is short — or, for the sm90 forward at D = 128, wherever its long-key tile does not pay, causal
-/// masks included (each family's tile header says where and when, core/heuristics.hpp why).
-enum class FwdTileRegime { long_keys, short_keys };
+/// masks included (each family's tile header says where and when, core/heuristics.hpp why). `packed_gqa`
+/// (the sm90 forward only) is a tile whose rows hold the query heads of one kv head together, for GQA calls
+/// with few query rows (core::pack_gqa_sm90).
+enum class FwdTileRegime { long_keys, short_keys, packed_gqa };
 
 }  // namespace flashattn::cuda

@@ -49,6 +49,11 @@ enum class MaskEdges {
   both,  ///< Any column may fall outside either end (sliding windows, score mods).
 };
 
+/// A block's rows are query rows of one head: row i is token i.
+struct RowIsToken {
+  __device__ __forceinline__ int operator()(int row) const { return row; }
+};
+
 /// The kept key interval of each query row one thread holds, found once per block, so that masking a tile
 /// in the main loop costs two int compares per score and no 64-bit arithmetic. Every bound fits an int:
 /// key_begin and key_end lie in [0, seqlen_k], and the diagonal i + Sk - Sq of a row i < Sq in [-Sq, Sk).
@@ -56,17 +61,19 @@ template <int kRows>
 class RowKeyIntervals {
  public:
   /// `coords` (kRows, COLS) holds the (row, column) within the block of each score the thread holds; the
-  /// block's first row is query row `row0` of the sequence.
-  template <class Coords>
-  __device__ __forceinline__ RowKeyIntervals(const Coords& coords, int row0, const KeyRange& range) {
+  /// block's first row is row `row0` of the sequence, and `row_token(row)` the query row (token) whose
+  /// interval a row takes (GQA-packed rows: row / group), non-decreasing in the row.
+  template <class Coords, class RowToToken = RowIsToken>
+  __device__ __forceinline__ RowKeyIntervals(const Coords& coords, int row0, const KeyRange& range,
+                                             const RowToToken& row_token = {}) {
     using namespace cute;
     static_assert(decltype(size<0>(coords))::value == kRows);
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
-      const int row = row0 + get<0>(coords(r, 0));
-      begin_[r] = range.key_begin(row);
-      end_[r] = range.key_end(row);
-      diagonal_[r] = static_cast<int>(range.diagonal(row));
+      const int token = row_token(row0 + get<0>(coords(r, 0)));
+      begin_[r] = range.key_begin(token);
+      end_[r] = range.key_end(token);
+      diagonal_[r] = static_cast<int>(range.diagonal(token));
     }
   }
 

@@ -73,6 +73,7 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   info.num_splits = plan.num_splits;
   info.num_threads = 0;
   info.num_ctas = static_cast<int>(ctas);
+  info.packed_heads = params.heads > params.heads_kv ? params.heads / params.heads_kv : 0;  // always packs
   // The splits combine in their cluster (core::combine_splits_in_clusters) where the GPU has clusters, the
   // kernel this GPU runs was compiled with the cluster code (compute_90 or newer) and they fit one cluster.
   // (The plan's workspace still holds partials for them: its size is a function of the shapes only, the

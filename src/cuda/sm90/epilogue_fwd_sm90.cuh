@@ -5,8 +5,12 @@
 // main loop held back (one Q buffer, Layouts::kStageOInRings). One thread of the warpgroup then hands the
 // block to a TMA store and the warpgroup moves on. In a varlen batch a warpgroup whose rows run past the
 // sequence's end writes whole rows in 16-byte vectors instead, leaving the rows past the end alone (they
-// belong to the next sequence). lse is written by the lane holding each row's first column.
+// belong to the next sequence). lse is written by the lane holding each row's first column. With GQA
+// packing (Layouts::kPackGqa) a block's rows are (token, query head) pairs that no box describes: every
+// warpgroup writes its valid rows with 16-byte vectors, each row at its own address, and lse likewise.
 #pragma once
+
+#include <cstdint>
 
 #include <cute/tensor.hpp>
 
@@ -47,7 +51,11 @@ struct FwdEpilogueSm90 {
     Tensor tOcO_acc =
         mma.get_thread_slice(thread).partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDimV>>{}));
     Tensor tOcO_rc = make_tensor(tOcO_acc.data(), gmma_acc_rowcol_layout(tOcO_acc.layout()));  // (ROWS, COLS)
-    if (lse_out != nullptr) store_lse_rows(tOcO_rc, lse, lse_out, work.q_rows);
+    if constexpr (Layouts::kPackGqa) {
+      if (lse_out != nullptr) store_lse_packed(params, tOcO_rc, lse, lse_out, work);
+    } else {
+      if (lse_out != nullptr) store_lse_rows(tOcO_rc, lse, lse_out, work.q_rows);
+    }
     // Registers -> shared memory: stmatrix writes 8x8 blocks of 16-bit values, a row per lane. sO is the
     // tile as the tiled copy sees it, placed so that this warpgroup's rows (the only ones it writes) fall on
     // o_block.
@@ -58,6 +66,11 @@ struct FwdEpilogueSm90 {
     auto smem_thr = smem_copy.get_slice(thread);
     copy(smem_copy, smem_thr.retile_S(rO), smem_thr.partition_D(sO));
 
+    if constexpr (Layouts::kPackGqa) {
+      named_barrier_sync(128, FwdBarrier::kWarpGroup, warp_group);  // the warpgroup's O rows are in smem
+      store_o_packed(params, o_block, work, warp_group, thread % 128);
+      return;
+    }
     // A dense tensor's extent clips the rows past the sequence's end; in a varlen batch only a warpgroup
     // whose rows all lie inside the sequence may store whole boxes.
     const bool whole_box = !params.base.problem.is_varlen() || work.q_rows >= 64 * (warp_group + 1);
@@ -92,6 +105,57 @@ struct FwdEpilogueSm90 {
     Tensor tOsO = gmem_thr.partition_S(sO_wg);  // (CPY, CPY_M, CPY_K)
     Tensor tOgO = gmem_thr.partition_D(gO_wg);
     store_rows_predicated(gmem_copy, tOsO, tOgO, gmem_thr.partition_D(cO_wg), work.q_rows);
+  }
+
+ private:
+  /// GQA packing: the global address of packed row `row` of the sequence (token row / group of the
+  /// group's query head row % group) in a tensor whose token 0 of the group's first query head is `base`.
+  template <class Params, class T>
+  __device__ static T* packed_row(const Params& params, T* base, std::int64_t row_stride,
+                                  std::int64_t head_stride, int row) {
+    const int token = params.by_group.div(row);
+    return base + token * row_stride + (row - token * params.by_group.divisor()) * head_stride;
+  }
+
+  /// GQA packing: the lse of the thread's valid rows, each at its (query head, token).
+  template <class Params, class Work, class CoordRowCol, int kRows>
+  __device__ static void store_lse_packed(const Params& params, const CoordRowCol& tOcO_rc,
+                                          const float (&lse)[kRows], float* lse_out, const Work& work) {
+    using namespace cute;
+    if (get<1>(tOcO_rc(0, 0)) != 0) return;  // the lane holding a row's first column writes it
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      const int row = get<0>(tOcO_rc(r, 0));
+      if (row < work.q_rows) {
+        *packed_row(params, lse_out, 1, params.base.problem.lse_head_stride, work.row0 + row) = lse[r];
+      }
+    }
+  }
+
+  /// GQA packing: the warpgroup's valid rows of O, from its staging block (64 x HEAD_DIM_V in the layout
+  /// stmatrix wrote) to their own addresses in global memory, 16 bytes per thread and copy (`lane`: the
+  /// thread's index in the warpgroup).
+  template <class Params, class Work>
+  __device__ static void store_o_packed(const Params& params, const Element* o_block, const Work& work,
+                                        int warp_group, int lane) {
+    using namespace cute;
+    const ForwardParams& p = params.base.problem;
+    Tensor sO = make_tensor(make_smem_ptr(o_block), typename Layouts::SmemLayoutOWarpGroup{});  // (64, Dv)
+    Element* const out = static_cast<Element*>(p.out) + work.out_offset;
+    constexpr int kChunksPerRow = kHeadDimV / 8;  // 16-byte chunks
+    static_assert(64 * kChunksPerRow % 128 == 0, "the warpgroup's 128 threads share its rows' chunks evenly");
+    CUTE_UNROLL
+    for (int i = 0; i < 64 * kChunksPerRow / 128; ++i) {
+      const int chunk = lane + 128 * i;
+      const int block_row = chunk / kChunksPerRow;
+      const int row = 64 * warp_group + block_row;  // within the tile
+      if (row < work.q_rows) {
+        const int col = chunk % kChunksPerRow * 8;
+        Element* dst = packed_row(params, out, p.out_strides.row, p.out_strides.head, work.row0 + row);
+        *reinterpret_cast<uint4*>(dst + col) =
+            load_shared_16_bytes(cast_smem_ptr_to_uint(&sO(block_row, col)));
+      }
+    }
   }
 };
 

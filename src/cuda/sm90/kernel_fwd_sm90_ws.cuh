@@ -8,6 +8,11 @@
 // The producer decodes each tile and hands it to the consumers through a ring in shared memory
 // (WorkRingSm90), ending with an end marker; the consumers never read the scheduler.
 //
+// GQA packing (Layouts::kPackGqa, one Q buffer): a tile's rows are the packed rows of one kv head's query
+// heads, which no TMA box describes, so each consumer warpgroup loads its own Q rows at the tile's start and
+// stores its own O rows (load_q_packed, FwdEpilogueSm90); the producer loads K and V only, and the Q
+// barriers below go unused.
+//
 // Across tiles the K/V stage rings simply continue, so the producer loads the next tile's K and V while
 // the consumers finish the current one. Q has a ring of kQStages buffers, tile t of the CTA in buffer
 // t % kQStages. q_full[b] (a transaction barrier) says a tile's Q landed in buffer b; q_free[b] (all consumer
@@ -152,13 +157,15 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
       pipeline_k.consumer_release(held_stage(read_k));
       pipeline_v.consumer_release(held_stage(read_v));
     }
+    // GQA packing: the warpgroup loads its Q rows itself, before O's registers are live.
+    if constexpr (Layouts::kPackGqa) Mainloop::load_q_packed(params, smem, work, warp_group - 1);
     typename Layouts::TiledMmaPV mma_pv;
     Tensor tOrO =
         partition_fragment_C(mma_pv, Shape<Int<kBlockM>, Int<kHeadDimV>>{});  // (MMA, MMA_M, MMA_N) fp32
     clear(tOrO);
     typename Mainloop::Softmax softmax(params.base.softmax_scale_log2);
     const int q_stage = tiles_done % kQStages;
-    smem.barriers.q_full[q_stage].wait((tiles_done / kQStages) & 1);
+    if constexpr (!Layouts::kPackGqa) smem.barriers.q_full[q_stage].wait((tiles_done / kQStages) & 1);
     // Two buffers: the previous tile's buffer goes back once its O store has read it, checked after this
     // tile's first softmax. (Checked right after the first Q·Kᵀ's issue, the store issuer often still
     // waited for it at causal S = 512, whose tiles are 1-4 steps long: -2.5%, docs/PERF.md.)
@@ -201,7 +208,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
       }
     }
     Epilogue::store(params, o_block, tOrO, lse, epilogue_work, gO, lse_out, warp_group - 1);
-    if (kQStages == 1 && !holding) {
+    if (kQStages == 1 && !holding && !Layouts::kPackGqa) {
       Epilogue::wait_stores_read(thread);  // O sits in Q's buffer until its TMA store has read it
       smem.barriers.q_free[0].arrive();
     }

@@ -5,10 +5,13 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
+#include "core/heuristics.hpp"
 #include "core/params.hpp"
 #include "cuda/common/launch_util.hpp"
 #include "cuda/sm90/kernel_fwd_sm90_ws.cuh"
@@ -22,13 +25,31 @@ namespace flashattn::cuda::sm90 {
 /// the device's limit; the launcher picks its tile by the call's shape, not by what fits).
 template <class Element, int kHeadDim, int kHeadDimV = kHeadDim>
 constexpr int fwd_smem_bytes_sm90() {
-  constexpr int kLong = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, FwdTileRegime::long_keys>::kSmemBytes;
-  if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, FwdTileRegime::short_keys).block_m > 0) {
-    constexpr int kShort =
-        FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, FwdTileRegime::short_keys>::kSmemBytes;
-    return kShort > kLong ? kShort : kLong;
+  auto bytes = [](auto regime) {
+    if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, decltype(regime)::value).block_m > 0) {
+      return FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, decltype(regime)::value>::kSmemBytes;
+    } else {
+      return 0;
+    }
+  };
+  const int long_keys = bytes(std::integral_constant<FwdTileRegime, FwdTileRegime::long_keys>{});
+  const int short_keys = bytes(std::integral_constant<FwdTileRegime, FwdTileRegime::short_keys>{});
+  const int packed_gqa = bytes(std::integral_constant<FwdTileRegime, FwdTileRegime::packed_gqa>{});
+  return std::max({long_keys, short_keys, packed_gqa});
+}
+
+/// Whether a forward call with GQA takes the packed tile of (kHeadDim, kHeadDimV): where it has one,
+/// core::pack_gqa_sm90 says it saves tiles, no ALiBi (its slope is per query head, and packed tiles mix
+/// heads), and the packed rows of the longest sequence (plus a tile) stay within an int.
+template <int kHeadDim, int kHeadDimV>
+bool takes_packed_gqa_sm90(const ForwardParams& params) {
+  constexpr FwdTileSm90 kTile = fwd_tile_sm90(kHeadDim, kHeadDimV, FwdTileRegime::packed_gqa);
+  if constexpr (kTile.block_m == 0) {
+    return false;
   } else {
-    return kLong;
+    const std::int64_t group = params.heads / params.heads_kv;
+    return params.alibi_slopes == nullptr && core::pack_gqa_sm90(params.max_seqlen_q, group, kTile.block_m) &&
+           params.max_seqlen_q * group + kTile.block_m <= std::numeric_limits<std::int32_t>::max();
   }
 }
 
@@ -38,6 +59,7 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   info.block_m = Layouts::kBlockM;
   info.block_n = Layouts::kBlockN;
+  info.packed_heads = Layouts::kPackGqa ? params.heads / params.heads_kv : 0;
   info.num_splits = 1;
   info.num_threads = 0;
   info.kernel += fwd_ablation_suffix_sm90();
@@ -73,6 +95,12 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
 /// block_n say which).
 template <class Element, int kHeadDim, int kHeadDimV = kHeadDim>
 Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
+  if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, FwdTileRegime::packed_gqa).block_m > 0) {
+    if (takes_packed_gqa_sm90<kHeadDim, kHeadDimV>(params)) {
+      return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::packed_gqa>(params, args,
+                                                                                           info);
+    }
+  }
   if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, FwdTileRegime::short_keys).block_m > 0) {
     if (fwd_tile_regime_sm90(kHeadDim, kHeadDimV, params.max_seqlen_k, params.causal) ==
         FwdTileRegime::short_keys) {

@@ -30,10 +30,13 @@ struct FwdLayoutsSm90 {
   static constexpr bool kIntraWarpgroupOverlap = kTile.intra_warpgroup_overlap;
   static constexpr bool kPingPong = kTile.pingpong;
   static constexpr int kQStages = kTile.q_stages;
+  static constexpr bool kPackGqa = kTile.pack_gqa;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   static_assert(kBlockM == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 query rows");
   static_assert(kQStages >= 1 && kQStages <= 3, "Q has one buffer or a ring of two or three");
+  static_assert(!kPackGqa || (kQStages == 1 && !kTile.o_in_rings),
+                "GQA packing: the consumers write Q into, and stage O in, the one Q buffer");
   static_assert(kHeadDim % 32 == 0 && kHeadDimV % 32 == 0,
                 "rows of a multiple of 32 elements (64 B) fill a 64- or 128-byte swizzle atom");
   static_assert(kBlockN % 16 == 0 && kBlockN <= 256, "wgmma N of Q·Kᵀ: a multiple of 16, at most 256");

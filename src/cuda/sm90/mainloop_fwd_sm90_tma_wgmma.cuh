@@ -28,6 +28,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
+#include "core/fast_divisor.hpp"
 #include "cuda/common/block_info.cuh"
 #include "cuda/common/fragment.cuh"
 #include "cuda/common/fwd_kernel_params.hpp"
@@ -60,38 +61,109 @@ struct FwdMainloopSm90 {
   /// What the block computes, shared by the producer and the consumers.
   using Work = FwdWorkSm90;
 
+  /// GQA packing: the token of packed row `row`; without, the row itself.
+  struct RowToken {
+    core::FastDivisor by_group;
+    __device__ __forceinline__ int operator()(int row) const {
+      if constexpr (Layouts::kPackGqa) {
+        return by_group.div(row);
+      } else {
+        return row;
+      }
+    }
+  };
+
   /// The work of `tile` (m_block, head, batch), or nothing when the block starts past its sequence's end
-  /// (varlen: the sequence is shorter than the longest). Computed by the producer thread alone, which hands
-  /// it to the consumers (WorkRingSm90).
+  /// (varlen: the sequence is shorter than the longest). With GQA packing the tile's head is a kv head.
+  /// Computed by the producer thread alone, which hands it to the consumers (WorkRingSm90).
   __device__ static bool make_work(const Params& params, const PersistentTileScheduler::Tile& tile,
                                    Work& work) {
     const ForwardParams& p = params.base.problem;
-    const BlockInfo info(p, tile.batch, tile.head);
+    const int group = Layouts::kPackGqa ? params.by_group.divisor() : 1;
+    const BlockInfo info(p, tile.batch, tile.head * group);
+    // The launcher keeps max_seqlen_q * group + BLOCK_M within an int.
+    const int rows = info.seqlen_q * group;
     const int row0 = tile.m_block * kBlockM;
-    if (row0 >= info.seqlen_q) return false;
+    if (row0 >= rows) return false;
     const KeyRange range(p, info.seqlen_q, info.seqlen_k);
-    const int q_rows = min(kBlockM, info.seqlen_q - row0);
-    // Row intervals grow with the row, so the block needs keys [begin(first row), end(last row)).
+    const RowToken token{params.by_group};
+    const int q_rows = min(kBlockM, rows - row0);
+    // Row intervals grow with the row (and the token), so the block needs keys [begin(first row),
+    // end(last row)).
     work.row0 = row0;
     work.q_rows = q_rows;
     work.seqlen_q = info.seqlen_q;
     work.seqlen_k = info.seqlen_k;
-    work.n_begin = range.key_begin(row0) / kBlockN;
-    work.n_end = (range.key_end(row0 + q_rows - 1) + kBlockN - 1) / kBlockN;
+    work.n_begin = range.key_begin(token(row0)) / kBlockN;
+    work.n_end = (range.key_end(token(row0 + q_rows - 1)) + kBlockN - 1) / kBlockN;
     // Tiles n >= n_right cross the first row's key_end; tiles n < n_left cross the key_begin of the block's
     // last row (valid or not: a later row only masks more tiles).
-    work.n_right = range.key_end(row0) / kBlockN;
-    work.n_left = (range.key_begin(row0 + kBlockM - 1) + kBlockN - 1) / kBlockN;
+    work.n_right = range.key_end(token(row0)) / kBlockN;
+    work.n_left = (range.key_begin(token(row0 + kBlockM - 1)) + kBlockN - 1) / kBlockN;
     work.tma_batch = p.is_varlen() ? 0 : info.batch;
     work.head = info.head;
     work.head_kv = info.head_kv;
-    work.slope_log2 =
-        params.base.has_alibi ? p.alibi_slopes[info.batch * p.alibi_batch_stride + info.head] * kLog2e : 0.0f;
+    // ALiBi's slope is a query head's: packed rows of several heads would need one per row, so the launcher
+    // never packs a call with ALiBi.
+    work.slope_log2 = params.base.has_alibi && !Layouts::kPackGqa
+                          ? p.alibi_slopes[info.batch * p.alibi_batch_stride + info.head] * kLog2e
+                          : 0.0f;
     work.q_row_offset = p.q_start(info.batch);
     work.k_row_offset = p.k_start(info.batch);
-    work.out_offset = info.out_offset(p, row0);
-    work.lse_offset = info.lse_offset(p, row0);
+    const int first_row = Layouts::kPackGqa ? 0 : row0;
+    work.out_offset = info.out_offset(p, first_row);
+    work.lse_offset = info.lse_offset(p, first_row);
     return true;
+  }
+
+  /// GQA packing, consumers: warpgroup `warp_group` writes its 64 rows of the block's Q into its block of
+  /// the Q buffer (rows past the block's valid ones as zeros, never read from global memory), 16-byte vectors
+  /// in the swizzled layout wgmma reads, then publishes them to its own Q·Kᵀ (the async proxy). Called by
+  /// the warpgroup's 128 threads; the block's previous readers (the last tile's Q·Kᵀ, completed, and its
+  /// epilogue's reads of the O staged there) are done once all of them got here.
+  __device__ static void load_q_packed(const Params& params, typename Layouts::SharedStorage& smem,
+                                       const Work& work, int warp_group) {
+    using namespace cute;
+    static_assert(Layouts::kPackGqa && Layouts::kQStages == 1);
+    const ForwardParams& p = params.base.problem;
+    constexpr int kChunksPerRow = kHeadDim / 8;  // 16-byte chunks
+    constexpr int kChunksPerThread = 64 * kChunksPerRow / 128;
+    static_assert(64 * kChunksPerRow % 128 == 0, "the warpgroup's 128 threads share its rows' chunks evenly");
+    named_barrier_sync(128, FwdBarrier::kWarpGroup, warp_group);  // the block's last readers are done
+    Tensor sQ = make_tensor(
+        make_smem_ptr(smem.q[0].data() + warp_group * cosize_v<typename Layouts::SmemLayoutQWarpGroup>),
+        typename Layouts::SmemLayoutQWarpGroup{});  // (64, HEAD_DIM)
+    const Element* q = static_cast<const Element*>(p.q) + work.tma_batch * p.q_strides.batch +
+                       work.q_row_offset * p.q_strides.row + work.head * p.q_strides.head;
+    const RowToken token{params.by_group};
+    // The thread index read here: addresses derived from `thread` would be hoisted out of the tile loop and
+    // held through it (spilled: 116 bytes at D = 128).
+    const int lane = (thread_index_in_loop() - 128) % 128;
+    // All loads first, then all stores: every chunk's latency overlaps the others'.
+    uint4 chunks[kChunksPerThread];
+    CUTE_UNROLL
+    for (int i = 0; i < kChunksPerThread; ++i) {
+      const int chunk = lane + 128 * i;
+      const int block_row = 64 * warp_group + chunk / kChunksPerRow;
+      chunks[i] = make_uint4(0, 0, 0, 0);
+      if (block_row < work.q_rows) {
+        const int row = work.row0 + block_row;
+        const int t = token(row);
+        const Element* src = q + t * p.q_strides.row +
+                             (row - t * params.by_group.divisor()) * p.q_strides.head +
+                             chunk % kChunksPerRow * 8;
+        chunks[i] = *reinterpret_cast<const uint4*>(src);
+      }
+    }
+    CUTE_UNROLL
+    for (int i = 0; i < kChunksPerThread; ++i) {
+      const int chunk = lane + 128 * i;
+      store_shared_16_bytes(cast_smem_ptr_to_uint(&sQ(chunk / kChunksPerRow, chunk % kChunksPerRow * 8)),
+                            chunks[i]);
+    }
+    // Generic-proxy stores read next by wgmma (async proxy): fence, then publish to the warpgroup.
+    cutlass::arch::fence_view_async_shared();
+    named_barrier_sync(128, FwdBarrier::kWarpGroup, warp_group);
   }
 
   /// Producer: issues every TMA load of the block: the first K tile, then Q into buffer `q_stage` of the Q
@@ -140,8 +212,10 @@ struct FwdMainloopSm90 {
     };
 
     using BarrierValue = cutlass::arch::ClusterTransactionBarrier::ValueType;
-    // Q: one box of 64 rows per consumer warpgroup, into that warpgroup's block of the buffer.
+    // Q: one box of 64 rows per consumer warpgroup, into that warpgroup's block of the buffer. (With GQA
+    // packing the consumers load Q: load_q_packed.)
     auto load_q = [&] {
+      if constexpr (Layouts::kPackGqa) return;
       wait_q_free();
       auto& q_full = smem.barriers.q_full[q_stage];
       q_full.arrive_and_expect_tx(Layouts::kTmaBytesQ);
@@ -241,7 +315,7 @@ struct FwdMainloopSm90 {
                            .partition_C(own_rows(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{})));
     const RowKeyIntervals<kRowsPerThread> intervals(
         make_tensor(tScS_here.data(), gmma_acc_rowcol_layout(tScS_here.layout())), work.row0,
-        work.key_range(params.base.problem));
+        work.key_range(params.base.problem), RowToken{params.by_group});
     auto mask = [&](int n) {
       if (params.base.score_mods || n >= work.n_right || n < work.n_left) {
         mask_tile(params, scores, tScS_rc, intervals, work.slope_log2, n);

@@ -7,6 +7,7 @@
 
 #include <cute/tensor.hpp>
 
+#include "core/fast_divisor.hpp"
 #include "core/params.hpp"
 #include "cuda/common/fwd_kernel_params.hpp"
 #include "cuda/sm90/layouts_fwd_sm90.cuh"
@@ -28,6 +29,9 @@ struct FwdParamsSm90 {
   typename Layouts::GmemShape shape_vt;  ///< (head dim v, rows, heads_kv, batch) of v.
   typename Layouts::GmemShape shape_o;   ///< (rows, head dim v, heads, batch) of out.
   PersistentTileScheduler::Order order;  ///< The tiles and the order the CTAs walk them in.
+  /// heads / heads_kv, the query heads of a kv head. GQA packing (Layouts::kPackGqa) maps packed row r to
+  /// token r / group and query head group * head_kv + r % group.
+  core::FastDivisor by_group;
 };
 
 namespace detail {
@@ -88,7 +92,9 @@ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const 
           shape_k,
           shape_vt,
           shape_o,
-          PersistentTileScheduler::order(base, multiprocessors)};
+          PersistentTileScheduler::order(fwd_scheduled_params(base, Layouts::kPackGqa, Layouts::kBlockM),
+                                         multiprocessors),
+          core::FastDivisor(params.heads / params.heads_kv)};
 }
 
 }  // namespace flashattn::cuda::sm90

@@ -93,6 +93,22 @@ __device__ __forceinline__ void bulk_wait_writes() {
   __threadfence();
 }
 
+/// 16 bytes to or from shared memory at `address` (cute::cast_smem_ptr_to_uint). Through a pointer the
+/// compiler cannot prove shared (an element of a swizzled CuTe tensor, say) they compile to generic LD / ST,
+/// which resolve the address space at run time (the GQA-packed forward's Q and O copies did).
+__device__ __forceinline__ void store_shared_16_bytes(std::uint32_t address, const uint4& value) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(address), "r"(value.x), "r"(value.y),
+               "r"(value.z), "r"(value.w)
+               : "memory");
+}
+__device__ __forceinline__ uint4 load_shared_16_bytes(std::uint32_t address) {
+  uint4 value;
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(value.x), "=r"(value.y), "=r"(value.z), "=r"(value.w)
+               : "r"(address));  // volatile: kept after the barrier that publishes the data
+  return value;
+}
+
 /// threadIdx.x, read so that the compiler cannot hoist what is computed from it out of the loop it is
 /// read in. The persistent kernel's epilogue addresses depend on the thread alone; hoisted out of the
 /// tile loop they would stay live across the main loop and spill.

@@ -35,6 +35,11 @@ struct FwdTileSm90 {
   /// One Q buffer only: the epilogue stages O in the stages of the tile's last K and V tiles instead of the
   /// Q buffer, so Q goes back after the tile's last Q·Kᵀ and the next tile's Q loads under its last steps.
   bool o_in_rings = false;
+  /// GQA packing: the tile's rows are (token, query head) pairs of one kv head, token-major (packed row
+  /// r = token * group + head in group), so a call with few query rows fills its tiles. Such rows are not
+  /// one box of Q or O in global memory: the consumers load their own Q rows and store their O rows with
+  /// 16-byte vectors (row by row), and the producer loads K and V only.
+  bool pack_gqa = false;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -142,6 +147,24 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
         return {0, 0, 0, 0, 0};
     }
   }
+  if (regime == FwdTileRegime::packed_gqa) {
+    // GQA packing (core::pack_gqa_sm90 says when) at the head dims of today's GQA models: the short-key
+    // tiles with two consumer warpgroups (a call with few query rows per head has few tiles, and 128 rows
+    // split them finer than D = 64's 192) and one Q buffer: the consumers write Q themselves at the tile's
+    // start, so a second buffer would let nothing load ahead, and O is staged in it (no o_in_rings: the next
+    // Q waits for the consumers anyway). D = 64: 128x128, Q 16 KB + 2 x K 16 KB + 3 x V 16 KB = 96 KB;
+    // D = 128: 128x128, Q 32 KB + 2 x K 32 KB + 3 x V 32 KB = 192 KB; D = 256: 128x64, Q 64 KB + 2 x K 32 KB
+    // + 3 x V 32 KB = 224 KB.
+    FwdTileSm90 tile{128, 128, 2, 3, 2};
+    if (head_dim == 256) {
+      tile.block_n = 64;
+    } else if (head_dim != 64 && head_dim != 128) {
+      return {0, 0, 0, 0, 0};
+    }
+    tile.q_stages = 1;
+    tile.pack_gqa = true;
+    return tile;
+  }
   switch (head_dim) {
     // 192x96 (three consumer warpgroups), 3 Q + 2 K + 3 V stages: 3 x Q 24 KB + 2 x K 12 KB + 3 x V 12 KB
     // = 132 KB (the third Q buffer loads Q two tiles ahead). At D = 64 the softmax of a score tile takes
@@ -191,10 +214,10 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
 }
 
 /// The tile of (`head_dim`, `head_dim_v`, `regime`) with the ablation build's choice turned off. The
-/// ablations act on D = Dv tiles only.
+/// ablations act on D = Dv tiles without GQA packing only.
 constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, int head_dim_v, FwdTileRegime regime) {
   FwdTileSm90 tile = fwd_tile_sm90_design(head_dim, head_dim_v, regime);
-  if (tile.block_m == 0 || head_dim_v != head_dim) return tile;
+  if (tile.block_m == 0 || head_dim_v != head_dim || tile.pack_gqa) return tile;
   switch (kFwdAblationSm90) {
     case FwdAblationSm90::no_pingpong:
       tile.pingpong = false;

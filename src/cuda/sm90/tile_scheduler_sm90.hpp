@@ -39,6 +39,18 @@
 
 namespace flashattn::cuda::sm90 {
 
+/// Host: the constants the scheduler orders the tiles of `base` by. With GQA packing a head's tiles are
+/// those of a kv head, whose query rows are the packed rows of its query heads: heads_kv heads of
+/// ceil(max_seqlen_q * group / block_m) tiles (the caller checks that the packed rows fit an int).
+inline FwdKernelParams fwd_scheduled_params(const FwdKernelParams& base, bool pack_gqa, int block_m) {
+  if (!pack_gqa) return base;
+  FwdKernelParams packed = base;
+  const std::int64_t group = base.problem.heads / base.problem.heads_kv;
+  packed.problem.heads = base.problem.heads_kv;
+  packed.num_m_blocks = static_cast<int>((base.problem.max_seqlen_q * group + block_m - 1) / block_m);
+  return packed;
+}
+
 class PersistentTileScheduler {
  public:
   struct Tile {
