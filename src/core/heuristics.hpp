@@ -59,17 +59,18 @@ constexpr bool wide_key_tile_sm90_d128(int max_seqlen_k, bool causal) {
 /// packing, cuda/sm90/tile_fwd_sm90.hpp) for a call of up to `max_seqlen_q` query rows per sequence, with
 /// tiles of `block_m` rows. Every tile, full or not, costs one pass over its keys (the K and V loads, the
 /// wgmmas of all its rows), so the work is the number of tiles: ceil(Sq / block_m) per query head unpacked,
-/// ceil(Sq * group / block_m) per kv head packed. Packing is taken when it saves more than a tenth of the
-/// tiles, i.e. when packed tiles <= 0.9 * group * unpacked tiles; a smaller saving would not pay for what
-/// packing costs besides: Q and O move as 16-byte vectors row by row instead of TMA boxes, and the Q load
-/// is no longer issued a tile ahead by the producer. The tenth is FlashAttention-3's margin for the same
-/// choice, not yet measured here. Sq = 64, group 4: 2 packed tiles for 4 unpacked (packed); Sq = 128:
-/// 4 for 4 (not); Sq = 200: 7 for 8 (packed, 1 tile in 8 saved).
+/// ceil(Sq * group / block_m) per kv head packed. Packing is taken when packed tiles <= 2/3 of unpacked
+/// ones: a packed tile costs more than an unpacked one (Q and O move as 16-byte vectors row by row instead
+/// of TMA boxes, the Q load is no longer issued a tile ahead by the producer, and a wide-key unpacked tile
+/// gives way to the short-key one). Measured on the H200 (session 32, B 8, Hq 32 / Hkv 8, D 128, Sk 1k and
+/// 8k, interleaved CLI A/B, docs/PERF.md): packed / unpacked 1.50-1.97x at 1/4 of the tiles (Sq 1, 16),
+/// 1.42-1.74x at 1/2 (Sq 64), but 0.88-0.98x at 7/8 (Sq 200). FlashAttention-3's margin, a tenth, packed
+/// that last shape; the bound between 1/2 and 7/8 is placed at 2/3 (Sq 150: 5/8 packs, Sq 96: 3/4 does not).
 constexpr bool pack_gqa_sm90(long long max_seqlen_q, long long group, long long block_m) {
   if (group <= 1 || max_seqlen_q <= 0) return false;
   const long long unpacked_tiles = group * ((max_seqlen_q + block_m - 1) / block_m);
   const long long packed_tiles = (max_seqlen_q * group + block_m - 1) / block_m;
-  return 10 * packed_tiles <= 9 * unpacked_tiles;
+  return 3 * packed_tiles <= 2 * unpacked_tiles;
 }
 
 /// Whether the Hopper forward's persistent CTAs take a masked problem's query tiles in pairs — a head's

@@ -226,8 +226,8 @@ TEST(CudaForwardSm90, GqaPackedTilesMatchOracle) {
       odd_group.strided = true;
       Case mqa = gqa_case(dtype, head_dim, 16, 1, 5, 129, 8105);
       mqa.causal = true;
-      Case partial_group = gqa_case(dtype, head_dim, 12, 4, 200, 200, 8106);  // 600 rows: 5 tiles
-      Case many_tiles = gqa_case(dtype, head_dim, 16, 2, 100, 100, 8107);     // 800 rows: 7 tiles
+      Case partial_group = gqa_case(dtype, head_dim, 12, 4, 150, 200, 8106);  // 450 rows: 4 tiles
+      Case many_tiles = gqa_case(dtype, head_dim, 16, 2, 80, 80, 8107);       // 640 rows: 5 tiles
       many_tiles.causal = true;
       many_tiles.strided = true;
       Case varlen = gqa_case(dtype, head_dim, 8, 2, 0, 0, 8108);
