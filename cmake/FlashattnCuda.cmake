@@ -36,6 +36,10 @@ include(FlashattnCutlass)
 # between its warpgroups, the one-CTA-per-SM decode tile).
 set(FLASHATTN_HEAD_DIMS "AUTO" CACHE STRING "CUDA kernel head dims to build, e.g. 64;128 (AUTO: all with a GPU, else 128;256)")
 set(FLASHATTN_DTYPES "AUTO" CACHE STRING "CUDA kernel dtypes to build, e.g. fp16;bf16 (AUTO: all with a GPU, else bf16)")
+# Families (op × arch) to build, e.g. fwd_sm90;bwd_sm90: for builds that need only some, such as an A/B of
+# one kernel's change (scripts/ab's AB_FAMILIES) or a training-only install without the KV-cache kernels.
+set(FLASHATTN_KERNEL_FAMILIES "ALL" CACHE STRING
+    "CUDA kernel families to build: ALL, or some of fwd_sm80;fwd_sm90;bwd_sm80;bwd_sm90;kvcache_sm80")
 option(FLASHATTN_PTXAS_VERBOSE "Print registers, spills and shared memory of every CUDA kernel (-Xptxas -v)" OFF)
 # Measurement builds only (src/cuda/sm90/tile_fwd_sm90.hpp): turn one design choice of the sm90 kernels off.
 set(FLASHATTN_SM90_ABLATION "none" CACHE STRING
@@ -101,9 +105,11 @@ function(flashattn_add_cuda_sources target)
   execute_process(
     COMMAND ${FLASHATTN_PYTHON3} ${PROJECT_SOURCE_DIR}/src/cuda/generate_instantiations.py --out ${generated}
             --head-dims "${head_dims}" --dtypes "${dtypes}" --archs "${FLASHATTN_CUDA_ARCHS}"
+            --families "${FLASHATTN_KERNEL_FAMILIES}"
     RESULT_VARIABLE failed)
   if(failed)
-    message(FATAL_ERROR "flashattn: src/cuda/generate_instantiations.py failed (FLASHATTN_HEAD_DIMS=${head_dims}, FLASHATTN_DTYPES=${dtypes})")
+    message(FATAL_ERROR "flashattn: src/cuda/generate_instantiations.py failed (FLASHATTN_HEAD_DIMS=${head_dims}, FLASHATTN_DTYPES=${dtypes}, "
+                        "FLASHATTN_KERNEL_FAMILIES=${FLASHATTN_KERNEL_FAMILIES})")
   endif()
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
                ${PROJECT_SOURCE_DIR}/src/cuda/generate_instantiations.py)

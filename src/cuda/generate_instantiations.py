@@ -7,10 +7,12 @@ not grow with the kernels in it (cudafe++, host compile and cicc over CuTe's hea
 10 s to the sm90 forward's 95 s and 33 s to the sm80 forward's 140 s (one core, docs/PERF.md, build time),
 so one TU per dtype paid that twice. The kernels themselves are instantiated once per key as before.
 
-Usage: generate_instantiations.py --out DIR [--head-dims 64;128] [--dtypes bf16] [--archs 90a;80] [--list]
+Usage: generate_instantiations.py --out DIR [--head-dims 64;128] [--dtypes bf16] [--archs 90a;80]
+                                  [--families fwd_sm90;bwd_sm90]
 
 The manifest below is the one place that names what exists; the CMake options FLASHATTN_HEAD_DIMS,
-FLASHATTN_DTYPES and FLASHATTN_CUDA_ARCHS narrow it (sm90 kernels need the 90a arch in the build). Files
+FLASHATTN_DTYPES, FLASHATTN_CUDA_ARCHS and FLASHATTN_KERNEL_FAMILIES narrow it (sm90 kernels need the 90a
+arch in the build). Files
 are rewritten only when their text changes (no needless rebuilds), and files of keys no longer selected are
 removed. Prints `sources.cmake` for CMake to include.
 """
@@ -263,16 +265,32 @@ def main() -> None:
     parser.add_argument("--head-dims", default=";".join(map(str, HEAD_DIMS)))
     parser.add_argument("--dtypes", default=";".join(DTYPES))
     parser.add_argument("--archs", default="90a;80", help="FLASHATTN_CUDA_ARCHS of the build")
+    parser.add_argument("--families", default="ALL", help="kernel families to build, e.g. fwd_sm90;bwd_sm90")
     args = parser.parse_args()
     head_dims = parse_list(args.head_dims, HEAD_DIMS, int)
     dtypes = parse_list(args.dtypes, DTYPES)
     # sm90 kernel bodies exist only in the sm_90a pass (wgmma, setmaxnreg): without it, no sm90 key.
     archs = {80} | ({90} if "90a" in parse_list(args.archs, None) else set())
+    # A call that only an unbuilt family could take fails with a status naming that kernel (select_kernel).
+    family_names = {f"{op}_sm{arch}": (op, arch) for op, arch in FAMILIES}
+    families = (
+        set(FAMILIES)
+        if args.families == "ALL"
+        else {family_names[name] for name in parse_list(args.families, family_names)}
+    )
     kernels = [
-        k for k in MANIFEST if k.head_dim in head_dims and k.dtype in dtypes and k.arch in archs
+        k
+        for k in MANIFEST
+        if k.head_dim in head_dims
+        and k.dtype in dtypes
+        and k.arch in archs
+        and (k.op, k.arch) in families
     ]
     if not kernels:
-        sys.exit("generate_instantiations: the head dims and dtypes selected leave no kernel to build")
+        sys.exit(
+            "generate_instantiations: the head dims, dtypes, archs and families selected leave no kernel"
+            " to build"
+        )
 
     args.out.mkdir(parents=True, exist_ok=True)
     units = {}  # TU path -> its kernels, in manifest order

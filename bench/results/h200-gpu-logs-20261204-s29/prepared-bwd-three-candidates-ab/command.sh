@@ -15,12 +15,16 @@
 #     (cd /tmp/c${c%%:*} && git cherry-pick ${c#*:} &&
 #      git archive HEAD -o /work/main/.ab/c${c%%:*}.tar -- . ':!bench/results'); done &&
 #   gzip .ab/*.tar && git cherry-pick a0eddfe && git rev-parse HEAD > .ab/change_commit
+# Session 32 ran it as prepared and it timed out at 560 s before any timing (h200-gpu-logs-20261205-s32/call2-…):
+# four trees of 15 TUs each built at once. Now every build compiles only the sm90 forward and backward
+# (AB_FAMILIES; 400 of a tree's 910 compile-seconds), and the tarballs must come from a main that has
+# FLASHATTN_KERNEL_FAMILIES (session 32 on); estimated ~400 s. If still short, drop c2 (-> a next call).
 # Carry [".ab", "third_party/cutlass"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 585).
 set -uo pipefail
 export FLASHATTN_COMMIT=$(cat .ab/change_commit)
 L=$OUT/logs; mkdir -p $L; t0=$SECONDS
 gunzip -f .ab/*.tar.gz
-FLASHATTN_HEAD_DIMS="64;128;256" AB_CHANGE_STEPS=build FLASHATTN_GPU_TIER=quick AB_IMPLS=flashattn \
+FLASHATTN_HEAD_DIMS="64;128;256" AB_FAMILIES="fwd_sm90;bwd_sm90" AB_CHANGE_STEPS=build FLASHATTN_GPU_TIER=quick AB_IMPLS=flashattn \
   AB_TESTS='CudaBackwardSm90.SweepMatchesOracle:CudaBackwardSm90.VarlenCausalRowsWithoutKeys:CudaBackwardSm90.ABatchOf60*' \
   AB_TESTS_TIMEOUT=90 AB_TESTS_GATE=1 AB_PEERS_ARGS="--op bwd --head-dims 64,128,256" \
   timeout 560 scripts/ab $L/ab .ab/base.tar .ab/c1.tar .ab/c2.tar > $L/ab.log 2>&1
