@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 31 (no machine was lent): not yet run. Both of issue 4's coverage candidates, checked
+# Prepared in session 31 (no machine was lent); run in session 32 as its call 1 (h200-gpu-logs-20261205-s32). Both of issue 4's coverage candidates, checked
 # with no device build: 4b9d252 (D 192 / Dv 128 kernels) and 5ae7667 (GQA packing, sm90 forward D 64 / 128
 # / 256), their GPU test binary built on the CPU machine with both, bf16 and fp16, and main's CLI and the
 # candidates' CLI (bf16) for an interleaved A/B of packed against unpacked tiles on the gqa-short shapes.
