@@ -17,6 +17,7 @@
 #include "cuda/common/epilogue_store.cuh"
 #include "cuda/common/fragment.cuh"
 #include "cuda/sm90/layouts_fwd_sm90.cuh"
+#include "cuda/sm90/params_fwd_sm90.cuh"
 #include "cuda/sm90/primitives_sm90.cuh"
 
 namespace flashattn::cuda::sm90 {
@@ -108,15 +109,6 @@ struct FwdEpilogueSm90 {
   }
 
  private:
-  /// GQA packing: the global address of packed row `row` of the sequence (token row / group of the
-  /// group's query head row % group) in a tensor whose token 0 of the group's first query head is `base`.
-  template <class Params, class T>
-  __device__ static T* packed_row(const Params& params, T* base, std::int64_t row_stride,
-                                  std::int64_t head_stride, int row) {
-    const int token = params.by_group.div(row);
-    return base + token * row_stride + (row - token * params.by_group.divisor()) * head_stride;
-  }
-
   /// GQA packing: the lse of the thread's valid rows, each at its (query head, token).
   template <class Params, class Work, class CoordRowCol, int kRows>
   __device__ static void store_lse_packed(const Params& params, const CoordRowCol& tOcO_rc,
@@ -127,7 +119,8 @@ struct FwdEpilogueSm90 {
     for (int r = 0; r < kRows; ++r) {
       const int row = get<0>(tOcO_rc(r, 0));
       if (row < work.q_rows) {
-        *packed_row(params, lse_out, 1, params.base.problem.lse_head_stride, work.row0 + row) = lse[r];
+        *packed_row_address(params.by_group, lse_out, 1, params.base.problem.lse_head_stride,
+                            work.row0 + row) = lse[r];
       }
     }
   }
@@ -151,7 +144,8 @@ struct FwdEpilogueSm90 {
       const int row = 64 * warp_group + block_row;  // within the tile
       if (row < work.q_rows) {
         const int col = chunk % kChunksPerRow * 8;
-        Element* dst = packed_row(params, out, p.out_strides.row, p.out_strides.head, work.row0 + row);
+        Element* dst =
+            packed_row_address(params.by_group, out, p.out_strides.row, p.out_strides.head, work.row0 + row);
         *reinterpret_cast<uint4*>(dst + col) =
             load_shared_16_bytes(cast_smem_ptr_to_uint(&sO(block_row, col)));
       }

@@ -135,7 +135,6 @@ struct FwdMainloopSm90 {
         typename Layouts::SmemLayoutQWarpGroup{});  // (64, HEAD_DIM)
     const Element* q = static_cast<const Element*>(p.q) + work.tma_batch * p.q_strides.batch +
                        work.q_row_offset * p.q_strides.row + work.head * p.q_strides.head;
-    const RowToken token{params.by_group};
     // The thread index read here: addresses derived from `thread` would be hoisted out of the tile loop and
     // held through it (spilled: 116 bytes at D = 128).
     const int lane = (thread_index_in_loop() - 128) % 128;
@@ -147,11 +146,9 @@ struct FwdMainloopSm90 {
       const int block_row = 64 * warp_group + chunk / kChunksPerRow;
       chunks[i] = make_uint4(0, 0, 0, 0);
       if (block_row < work.q_rows) {
-        const int row = work.row0 + block_row;
-        const int t = token(row);
-        const Element* src = q + t * p.q_strides.row +
-                             (row - t * params.by_group.divisor()) * p.q_strides.head +
-                             chunk % kChunksPerRow * 8;
+        const Element* src =
+            packed_row_address(params.by_group, q, p.q_strides.row, p.q_strides.head, work.row0 + block_row) +
+            chunk % kChunksPerRow * 8;
         chunks[i] = *reinterpret_cast<const uint4*>(src);
       }
     }

@@ -34,6 +34,15 @@ struct FwdParamsSm90 {
   core::FastDivisor by_group;
 };
 
+/// GQA packing: where packed row `row` of a sequence (token row / group of the group's query head row %
+/// group) lies in a tensor whose token 0 of the group's first query head is at `base`.
+template <class T>
+__device__ __forceinline__ T* packed_row_address(const core::FastDivisor& by_group, T* base,
+                                                 std::int64_t row_stride, std::int64_t head_stride, int row) {
+  const int token = by_group.div(row);
+  return base + token * row_stride + (row - token * by_group.divisor()) * head_stride;
+}
+
 namespace detail {
 
 /// (rows, head dim, heads, batch) of one operand: dense tensors span their batch; a varlen tensor is one
