@@ -178,6 +178,8 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   /// memory.
   static constexpr bool kKInRegisters = bwd_tile_sm90(kHeadDim).k_in_registers;
   static constexpr bool kVInRegisters = bwd_tile_sm90(kHeadDim).v_in_registers;
+  /// BwdTileSm90::defer_dq_hand_over: step s's dQ goes to the writer during step s + 1.
+  static constexpr bool kDeferDqHandOver = bwd_tile_sm90(kHeadDim).defer_dq_hand_over;
   using ShapeSdP = cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>;
   template <bool kRegisterA>
   using TiledMmaKeysByRows = decltype(cute::make_tiled_mma(

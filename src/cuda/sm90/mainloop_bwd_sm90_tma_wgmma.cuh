@@ -377,19 +377,28 @@ struct BwdMainloopSm90 {
             // addition completes before block 1's is issued (a fixed order of the two roundings).
             if (Layouts::kDqOwnKeys && p.deterministic && w + 1 < kConsumerWarpGroups) bulk_wait_writes();
           }
-        }
-        CUTE_UNROLL
-        for (int w = 0; w < kConsumerWarpGroups; ++w) {
-          // Block w is free once its reduce-add (commit group w of this round) has read it.
-          if (issuer) {
-            if (w == 0) {
-              tma_store_wait<kConsumerWarpGroups - 1>();
-            } else {
-              tma_store_wait<0>();
-            }
+          if constexpr (Layouts::kDeferDqHandOver) {
+            // The warpgroups hand their blocks over at different points of a step (consume_keys): block w
+            // is freed as soon as its reduce-add has read it, not after the other's.
+            if (issuer) tma_store_wait<0>();
+            __syncwarp();
+            dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
           }
-          __syncwarp();
-          dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
+        }
+        if constexpr (!Layouts::kDeferDqHandOver) {
+          CUTE_UNROLL
+          for (int w = 0; w < kConsumerWarpGroups; ++w) {
+            // Block w is free once its reduce-add (commit group w of this round) has read it.
+            if (issuer) {
+              if (w == 0) {
+                tma_store_wait<kConsumerWarpGroups - 1>();
+              } else {
+                tma_store_wait<0>();
+              }
+            }
+            __syncwarp();
+            dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
+          }
         }
       }
       if (p.deterministic && issuer) {
@@ -499,6 +508,13 @@ struct BwdMainloopSm90 {
     const std::uint32_t dq_block = cute::cast_smem_ptr_to_uint(
         smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>);
 
+    // Hands this warpgroup's staged dQ to the writer: right after staging it, or, deferred
+    // (Layouts::kDeferDqHandOver), in the next step once its dV is issued. The writer reads the block well
+    // before the next step stages its own.
+    auto hand_over_dq = [&] {
+      cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
+      dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
+    };
     start_consuming(params, smem, work, thread,
                     kv_phase);  // each step stages the next step's lse and D before its dS barrier
     // K and V have landed (and their rows past a varlen sequence's end are zero): read into registers once,
@@ -586,6 +602,7 @@ struct BwdMainloopSm90 {
       convert_fragment_into(tSrS, rP);
       // dV += Pᵀ·dO runs while dS is computed (it reads rP, left untouched until the final wait).
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
+      if (Layouts::kDeferDqHandOver && s > 0) hand_over_dq();  // the previous step's
       if (Layouts::kDqOwnKeys && s == 0 && warp_group == 0) {
         cutlass::arch::NamedBarrier::arrive(kConsumerThreads,
                                             static_cast<std::uint32_t>(BwdBarrier::kWarpGroupSkew));
@@ -627,14 +644,14 @@ struct BwdMainloopSm90 {
       stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block,
                                              static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
       gmma_wait<kIssueAhead ? kAhead : 0>(acc_dv, acc_dk, tdVrP, tdKrdS);
-      // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
-      cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
-      dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
+      // Not deferred, the fence waits for the stores to complete: after dK's wait, the two waits overlap.
+      if constexpr (!Layouts::kDeferDqHandOver) hand_over_dq();
       pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
       ++read;
     };
 
     run_steps</*kLastApart=*/(kAhead > 0)>(params, work, step);
+    if constexpr (Layouts::kDeferDqHandOver) hand_over_dq();  // the last step's
   }
 
   /// consume() with the head dim split (mainloop_bwd_sm90_split_head_dim.cuh).
