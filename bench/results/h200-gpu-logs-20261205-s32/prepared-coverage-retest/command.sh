@@ -13,7 +13,9 @@
 #   (cd /tmp/base-cli && BUILD_DIR=/tmp/base-cli/build-carry scripts/build-for-device 128 bf16) &&
 #   scripts/build-for-device "64;128;192;256" "bf16;fp16" &&
 #   mkdir -p build-bin/base && cp /tmp/base-cli/build-bin/flashattn /tmp/base-cli/build-bin/COMMIT build-bin/base/
-# Carry ["build-bin"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 215).
+# Session 33 added (4): B 1 (32 unpacked tiles, 8-16 packed: one round of the persistent CTAs either way), where
+# a rule in rounds would not pack and the tile rule does. Carry ["build-bin"]; run through
+# ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 260).
 set -uo pipefail
 L=$OUT/logs; mkdir -p "$L"; t0=$SECONDS
 B=build-bin
@@ -26,10 +28,16 @@ echo "racecheck rc=$? at $((SECONDS - t0)) s"; tail -3 "$L/racecheck.log"
 # shellcheck disable=SC2054  # the CLI takes comma-separated lists
 shape=(--backend cuda --dtype bf16 --batch 8 --heads 32 --heads-kv 8 --head-dim 128 --seqlen-q 96,150
   --seqlen-k 1024,8192 --quiet)
+# shellcheck disable=SC2054
+one_round=(--backend cuda --dtype bf16 --batch 1 --heads 32 --heads-kv 8 --head-dim 128 --seqlen-q 16,64
+  --seqlen-k 8192,32768 --quiet)
 for side in change base; do
   bin=$B/flashattn; [[ $side == base ]] && bin=$B/base/flashattn
   timeout 45 $bin bench "${shape[@]}" --json "$L/bench_${side}.json" > "$L/bench_${side}.log" 2>&1
   echo "bench $side rc=$? at $((SECONDS - t0)) s"
+  timeout 30 $bin bench "${one_round[@]}" --json "$L/bench1_${side}.json" > "$L/bench1_${side}.log" 2>&1
+  echo "bench1 $side rc=$? at $((SECONDS - t0)) s"
 done
 python3 bench/ab_compare.py --a "$L/bench_change.json" --b "$L/bench_base.json" --peer none
+python3 bench/ab_compare.py --a "$L/bench1_change.json" --b "$L/bench1_base.json" --peer none
 echo "done at $((SECONDS - t0)) s"
