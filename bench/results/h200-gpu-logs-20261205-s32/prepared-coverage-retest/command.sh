@@ -15,16 +15,14 @@
 #   mkdir -p build-bin/base && cp /tmp/base-cli/build-bin/flashattn /tmp/base-cli/build-bin/COMMIT build-bin/base/
 # Session 33 added (4): B 1 (32 unpacked tiles, 8-16 packed: one round of the persistent CTAs either way), where
 # a rule in rounds would not pack and the tile rule does. Carry ["build-bin"]; run through
-# ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 260).
+# ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 260). The racecheck runs last (RACECHECK_LIMIT, default 110 s),
+# so that a shorter call still measures.
 set -uo pipefail
 L=$OUT/logs; mkdir -p "$L"; t0=$SECONDS
 B=build-bin
 pairs='CudaForwardSm80.HeadDimPairsMatchOracle:CudaBackwardSm80.HeadDimPairsMatchOracle:CudaForwardSm90.HeadDimPairsMatchOracle'
 FLASHATTN_GPU_TIER=quick timeout 90 $B/flashattn_tests_gpu --gtest_filter="$pairs" > "$L/tests.log" 2>&1
 echo "tests rc=$? at $((SECONDS - t0)) s"; grep -E "^\[  (     OK|FAILED|  SKIPPED) \]|tests ran" "$L/tests.log"
-FLASHATTN_GPU_TIER=quick timeout 110 compute-sanitizer --tool racecheck --error-exitcode 1 \
-  $B/flashattn_tests_gpu --gtest_filter=CudaForwardSm90.GqaPackedTilesMatchOracle > "$L/racecheck.log" 2>&1
-echo "racecheck rc=$? at $((SECONDS - t0)) s"; tail -3 "$L/racecheck.log"
 # shellcheck disable=SC2054  # the CLI takes comma-separated lists
 shape=(--backend cuda --dtype bf16 --batch 8 --heads 32 --heads-kv 8 --head-dim 128 --seqlen-q 96,150
   --seqlen-k 1024,8192 --quiet)
@@ -40,4 +38,7 @@ for side in change base; do
 done
 python3 bench/ab_compare.py --a "$L/bench_change.json" --b "$L/bench_base.json" --peer none
 python3 bench/ab_compare.py --a "$L/bench1_change.json" --b "$L/bench1_base.json" --peer none
+FLASHATTN_GPU_TIER=quick timeout "${RACECHECK_LIMIT:-110}" compute-sanitizer --tool racecheck --error-exitcode 1 \
+  $B/flashattn_tests_gpu --gtest_filter=CudaForwardSm90.GqaPackedTilesMatchOracle > "$L/racecheck.log" 2>&1
+echo "racecheck rc=$? at $((SECONDS - t0)) s"; tail -3 "$L/racecheck.log"
 echo "done at $((SECONDS - t0)) s"
