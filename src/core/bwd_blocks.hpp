@@ -1,5 +1,6 @@
 // flashattn — which query rows see a key block in the backward, and which key blocks see a query block:
-// the walk of a key block's CTA, and the order of the dQ turns in deterministic runs. Shared by the sm80
+// the walk of a key block's CTA, the order of the dQ turns in deterministic runs, and the order of the
+// tiles. Shared by the sm80
 // and sm90 kernels; tested on the CPU against a brute-force count (tests/cpu/test_bwd_blocks.cpp).
 //
 // Row i of a sequence (Sq query rows, Sk keys, offset = Sk - Sq: bottom-right alignment) keeps the keys
@@ -77,5 +78,20 @@ FLASHATTN_HOST_DEVICE int bwd_last_key_block(int m_block, int block_m, int block
   const std::int64_t last_key = std::int64_t{seqlen_k} - 1;
   return static_cast<int>((key < last_key ? key : last_key) / block_n);
 }
+
+/// Tile `tile` of the backward's order (core::bwd_heads_per_section): `section_heads` (a divisor of
+/// batch_heads) of the batch * kv head pairs at a time, key blocks slowest within them. Every tile index
+/// below batch_heads * n_blocks names one (key block, pair), each once.
+struct BwdTileCoord {
+  int n_block;
+  int batch_head;  ///< batch * heads_kv + kv head.
+  FLASHATTN_HOST_DEVICE BwdTileCoord(int tile, int section_heads, int n_blocks) {
+    const int section_tiles = section_heads * n_blocks;
+    const int section = tile / section_tiles;
+    const int within = tile - section * section_tiles;
+    n_block = within / section_heads;
+    batch_head = section * section_heads + (within - n_block * section_heads);
+  }
+};
 
 }  // namespace flashattn::core

@@ -107,38 +107,63 @@ inline constexpr long long kFwdSectionL2Bytes = 32LL << 20;
 /// later reads still hit. Measured on the H200 (docs/PERF.md, session 19): at GQA 32/8, S 64k, DRAM reads
 /// 45.6 -> 1.6 GB and the L2 hit rate 56 -> 98%; interleaved A/B of the final order against the global list:
 /// GQA S 32k-128k +1-5%, causal D 128 S 4k-16k +4-10%, D 256 S 2k-16k +2-13%, D 64 -0.4...+1.8%.
-constexpr long long fwd_kv_heads_per_section(long long kv_heads, long long kv_head_bytes) {
-  long long fit = kv_head_bytes > 0 ? kFwdSectionL2Bytes / kv_head_bytes : kv_heads;
+/// The most of `heads` (at least one) that divide `heads` and whose `head_bytes` each fit `budget` together:
+/// the heads of one section of a longest-first order (the forward's and the backward's).
+constexpr long long heads_per_section(long long heads, long long head_bytes, long long budget) {
+  long long fit = head_bytes > 0 ? budget / head_bytes : heads;
   if (fit < 1) fit = 1;
-  for (long long heads = fit < kv_heads ? fit : kv_heads; heads > 1; --heads) {
-    if (kv_heads % heads == 0) return heads;
+  for (long long section = fit < heads ? fit : heads; section > 1; --section) {
+    if (heads % section == 0) return section;
   }
   return 1;
 }
 
-/// Whether the Hopper backward's grid runs its CTAs longest first (key blocks slowest: every (batch, kv
-/// head)'s key block 0, then every key block 1, ...) rather than key blocks fastest (one (batch, kv head)'s
-/// blocks after another).
-/// Only a bounded right window (causal) makes a key block's work fall with its index, so that longest first
-/// shortens the grid's tail; but spreading the CTAs that run at once over every head loses the L2 reuse of
-/// a head's Q and dO that key blocks fastest gives. Measured on the H200 (docs/PERF.md, backward session 13,
-/// interleaved A/B): at GQA 32/8, D 128, causal, longest first ran 1.146x at B 1, S 8k (512 CTAs, 3.9 waves
-/// of 132), 0.984x at S 16k (7.8 waves), 0.966-1.007x at 15.5 waves, and 0.69-1.00x on the causal grid of B·S
-/// = 16k (15.5-31 waves; worst at S 512, where the loads dominate). Hence: longest first up to 4 waves.
-constexpr bool bwd_ctas_longest_first(bool right_window_bounded, long long ctas, int sms) {
+constexpr long long fwd_kv_heads_per_section(long long kv_heads, long long kv_head_bytes) {
+  return heads_per_section(kv_heads, kv_head_bytes, kFwdSectionL2Bytes);
+}
+
+/// Bytes of L2 the Hopper backward's sectioned order (bwd_heads_per_section) gives the Q, dO and fp32 dQ
+/// accumulator rows of the heads whose key blocks run at once: the forward's budget.
+inline constexpr long long kBwdSectionL2Bytes = kFwdSectionL2Bytes;
+
+/// The order of the Hopper backward's tiles (key block, batch * kv head) as the size of its sections: the
+/// order runs `s` of the call's `batch_heads` (batch, kv head) pairs at a time, and within them longest
+/// first (key blocks slowest: each pair's key block 0, then each key block 1, ...). s = batch_heads is one
+/// global longest-first order, s = 1 runs one pair's key blocks after another (key blocks fastest).
+/// Only a bounded right window (causal) makes a key block's work fall with its index. Key blocks fastest then
+/// ends the grid with the last pairs' longest blocks, a tail that bench/bwd_schedule_sim.py puts at 5-7% of
+/// the grid at D 64 / 128 / 256, S <= 8k (B·S = 16k), and longest first shortens it; but a global order
+/// spreads the CTAs that run at once over every head, and a head's Q and dO (and its dQ rows, added into in
+/// L2) are no longer read by several CTAs while they stay in L2. Measured on the H200 (docs/PERF.md, backward
+/// session 13, interleaved A/B): at GQA 32/8, D 128, causal, global longest first ran 1.146x at B 1, S 8k
+/// (512 CTAs, 3.9 waves of 132), 0.984x at S 16k (7.8 waves), 0.966-1.007x at 15.5 waves, and 0.69-1.00x on
+/// the causal grid of B·S = 16k (15.5-31 waves; worst at S 512, where the loads dominate). Hence one global
+/// order up to 4 waves, and beyond, sections of pairs whose Q, dO and dQ rows (`pair_bytes` each) fit
+/// kBwdSectionL2Bytes together, as the forward's sections keep its K and V (fwd_kv_heads_per_section): the
+/// model's tail at S <= 8k falls to 0-2% (docs/PERF.md, backward session 29). Measured (session 34, H100,
+/// interleaved A/B on the causal grid of B·S = 16k): sections ran 1.005-1.040x where a pair has 16 key
+/// blocks or more (S >= 2k; D 256 from S 1k), and 0.949-0.990x where it has 4 or 8 (D 64 S 512 / 1k, D 256
+/// S 512), where a pair's tiles are short, the tail small, and the L2 reuse of key blocks fastest (a pair's
+/// CTAs running together) is worth more; so those keep key blocks fastest.
+constexpr long long bwd_heads_per_section(bool right_window_bounded, long long batch_heads, long long ctas,
+                                          int sms, long long pair_bytes) {
   constexpr long long kMaxWaves = 4;
-  return right_window_bounded && ctas <= kMaxWaves * sms;
+  constexpr long long kMinSectionKeyBlocks = 16;
+  if (!right_window_bounded) return 1;
+  if (ctas <= kMaxWaves * sms) return batch_heads;
+  if (ctas < kMinSectionKeyBlocks * batch_heads) return 1;
+  return heads_per_section(batch_heads, pair_bytes, kBwdSectionL2Bytes);
 }
 
 /// Whether the Hopper backward's key block n walks its query blocks from n mod blocks (wrapping) rather
 /// than from the first: for a tile that asks for it (BwdTileSm90::rotated_walk, where a step adds the most
 /// dQ per FLOP), only with an unbounded right window and only when not deterministic.
 /// With an unbounded right window every key block's walk would start at query block 0, and the CTAs running
-/// at once (consecutive key blocks of a head: bwd_ctas_longest_first is for a bounded window only) would add
-/// their dQ into the same rows together; L2 serialises reduce-adds into one address. A bounded window
-/// (causal) starts the walks on the diagonal, apart already. Deterministic runs keep the ascending order
-/// their semaphores assume. Measured at D 256, full attention, B·S = 16k: 1.01-1.13x (docs/PERF.md, backward
-/// session 23).
+/// at once (consecutive key blocks of a head: bwd_heads_per_section's sections are for a bounded window only)
+/// would add their dQ into the same rows together; L2 serialises reduce-adds into one address. A bounded
+/// window (causal) starts the walks on the diagonal, apart already. Deterministic runs keep the ascending
+/// order their semaphores assume. Measured at D 256, full attention, B·S = 16k: 1.01-1.13x (docs/PERF.md,
+/// backward session 23).
 constexpr bool bwd_rotated_walk(bool tile_rotates, bool right_window_bounded, bool deterministic) {
   return tile_rotates && !right_window_bounded && !deterministic;
 }

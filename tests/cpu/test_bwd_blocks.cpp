@@ -112,5 +112,39 @@ TEST(BwdBlocks, RangesMatchABruteForceCountOverRowsAndKeys) {
   }
 }
 
+// The tile order: every (key block, pair) once; sections of `section_heads` pairs in turn, each pair's key
+// block 0 first, then each one's key block 1, ...; a section of every pair is one global longest-first
+// order, a section of one pair runs its key blocks in turn (key blocks fastest).
+TEST(BwdBlocks, TileOrderVisitsEveryTileOnceSectionBySection) {
+  for (const auto& [batch_heads, n_blocks] :
+       std::vector<std::pair<int, int>>{{1, 1}, {6, 4}, {64, 32}, {24, 7}}) {
+    for (int section_heads = 1; section_heads <= batch_heads; ++section_heads) {
+      if (batch_heads % section_heads != 0) continue;
+      std::vector<int> seen(static_cast<std::size_t>(batch_heads) * n_blocks, 0);
+      for (int tile = 0; tile < batch_heads * n_blocks; ++tile) {
+        const BwdTileCoord coord(tile, section_heads, n_blocks);
+        ASSERT_GE(coord.n_block, 0);
+        ASSERT_LT(coord.n_block, n_blocks);
+        ASSERT_GE(coord.batch_head, 0);
+        ASSERT_LT(coord.batch_head, batch_heads);
+        ++seen[static_cast<std::size_t>(coord.batch_head) * n_blocks + coord.n_block];
+        const int section = tile / (section_heads * n_blocks);
+        EXPECT_EQ(coord.batch_head / section_heads, section) << "tile " << tile;
+        EXPECT_EQ(coord.n_block, tile % (section_heads * n_blocks) / section_heads) << "tile " << tile;
+      }
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(seen.size()))
+          << batch_heads << " pairs, " << n_blocks << " key blocks, sections of " << section_heads;
+    }
+    for (int tile = 0; tile < batch_heads * n_blocks; ++tile) {
+      const BwdTileCoord global(tile, batch_heads, n_blocks);
+      EXPECT_EQ(global.n_block, tile / batch_heads);
+      EXPECT_EQ(global.batch_head, tile % batch_heads);
+      const BwdTileCoord one(tile, 1, n_blocks);
+      EXPECT_EQ(one.n_block, tile % n_blocks);
+      EXPECT_EQ(one.batch_head, tile / n_blocks);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace flashattn::core

@@ -58,14 +58,26 @@ TEST(Heuristics, Sm90ForwardPairsTilesOfManyHeadsUnderAMask) {
   EXPECT_FALSE(fwd_tiles_paired(false, 32 * 16, 4, 132));  // no mask: tiles are equal
 }
 
-// Longest first only under a right window bound and up to 4 waves of CTAs, the regime where it was measured
-// faster (GQA B 1, S 8k: 512 CTAs on 132 SMs).
-TEST(Heuristics, BackwardRunsLongestFirstOnlyForCausalGridsOfFourWaves) {
-  EXPECT_TRUE(bwd_ctas_longest_first(true, 512, 132));
-  EXPECT_TRUE(bwd_ctas_longest_first(true, 4 * 132, 132));
-  EXPECT_FALSE(bwd_ctas_longest_first(true, 4 * 132 + 1, 132));  // GQA B 1, S 16k (1024 CTAs) ran slower
-  EXPECT_FALSE(bwd_ctas_longest_first(false, 512, 132));         // full attention: every block equal
-  EXPECT_FALSE(bwd_ctas_longest_first(true, 2048, 132));         // the B·S = 16k grid: 0.69-1.00x
+// One global longest-first order under a right window bound up to 4 waves of tiles, where it was measured
+// faster (GQA B 1, S 8k: 512 tiles on 132 SMs); beyond, sections of (batch, kv head) pairs whose query-side
+// bytes fit the L2 budget, a divisor of the pairs, where a pair has at least 16 key blocks; key blocks
+// fastest (sections of one) without the bound or with fewer blocks.
+TEST(Heuristics, BackwardSectionsItsTilesOnlyUnderARightWindowBound) {
+  constexpr long long kBudget = kBwdSectionL2Bytes;
+  EXPECT_EQ(bwd_heads_per_section(true, 8, 512, 132, kBudget), 8);  // GQA B 1, S 8k: one order
+  EXPECT_EQ(bwd_heads_per_section(true, 8, 4 * 132, 132, kBudget), 8);
+  EXPECT_EQ(bwd_heads_per_section(true, 8, 4 * 132 + 1, 132, kBudget), 1);   // a pair fills the budget
+  EXPECT_EQ(bwd_heads_per_section(false, 512, 2048, 132, kBudget / 64), 1);  // full attention: blocks equal
+  // The causal grid of B·S = 16k (2048 tiles and more): as many pairs as fit, a divisor of their count.
+  EXPECT_EQ(bwd_heads_per_section(true, 64, 2048, 132, kBudget / 8), 8);
+  EXPECT_EQ(bwd_heads_per_section(true, 128, 2048, 132, kBudget / 64), 64);  // 16 key blocks a pair
+  EXPECT_EQ(bwd_heads_per_section(true, 256, 2048, 132, kBudget / 64), 1);   // 8 (D 256 S 512): fastest
+  EXPECT_EQ(bwd_heads_per_section(true, 512, 2048, 132, kBudget / 64), 1);   // 4 (D 64 S 512): fastest
+  EXPECT_EQ(bwd_heads_per_section(true, 24, 2048, 132, kBudget / 8), 8);     // the largest divisor that fits
+  EXPECT_EQ(bwd_heads_per_section(true, 7, 2048, 132, kBudget / 8), 7);      // all of them fit
+  EXPECT_EQ(bwd_heads_per_section(true, 13, 2048, 132, kBudget / 8), 1);  // a prime above the fit: one each
+  EXPECT_EQ(bwd_heads_per_section(true, 64, 2048, 132, kBudget * 2), 1);  // not even one fits
+  EXPECT_EQ(bwd_heads_per_section(true, 64, 2048, 132, 0), 64);           // nothing to hold: one order
 }
 
 // The rotated walk only where the tile asks for it, with no right window bound (causal walks start on the

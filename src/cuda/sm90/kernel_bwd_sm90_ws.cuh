@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
 
   // The CTA's tiles: blockIdx.x, then one at a time from the workspace's tile counter (gridDim.x + the
   // count), each taken once the previous tile's loads are issued, a ring's depth of steps before that tile
-  // ends; so tiles start in their order (longest first where params.longest_first), as the hardware would
+  // ends; so tiles start in their order (params.section_heads's: core::BwdTileCoord), as the hardware would
   // start one CTA per tile, and a CTA that drew short tiles takes more. (Taken as the previous tile started
   // loading, a whole tile early, the order's balance fell from 1.01 to 1.09x the mean at D 128 causal 16k in
   // bench/bwd_schedule_sim.py's model, and that grid ran 7% slower: docs/PERF.md, backward session 28. A

@@ -155,18 +155,16 @@ struct BwdMainloopSm90 {
   };
 
   /// The work of CTA `cta`, or nothing when the block starts past its sequence's rows (varlen: the sequence
-  /// is shorter than the longest). Grid order (params.longest_first, see core::bwd_ctas_longest_first): kv
-  /// heads fastest, then batches, then key blocks; or key blocks fastest. Key blocks descend where
-  /// params.descending (core::bwd_deterministic_descending).
+  /// is shorter than the longest). Order (core::BwdTileCoord, params.section_heads): sections of
+  /// (batch, kv head) pairs, key blocks slowest within a section. Key blocks descend where params.descending
+  /// (core::bwd_deterministic_descending).
   __device__ static bool make_work(const Params& params, int cta, Work& work) {
     const BackwardParams& p = params.base.problem;
-    const int batch_heads = p.batch * p.heads_kv;
     const int n_blocks = params.base.num_n_blocks;
-    const int grid_n_block = params.longest_first ? cta / batch_heads : cta % n_blocks;
-    work.n_block = params.descending ? n_blocks - 1 - grid_n_block : grid_n_block;
-    const int batch_head = params.longest_first ? cta % batch_heads : cta / n_blocks;
-    work.batch = batch_head / p.heads_kv;
-    work.head_kv = batch_head % p.heads_kv;
+    const core::BwdTileCoord coord(cta, params.section_heads, n_blocks);
+    work.n_block = params.descending ? n_blocks - 1 - coord.n_block : coord.n_block;
+    work.batch = coord.batch_head / p.heads_kv;
+    work.head_kv = coord.batch_head % p.heads_kv;
     work.key_rows =
         p.cu_seqlens_k ? p.cu_seqlens_k[work.batch + 1] - p.cu_seqlens_k[work.batch] : p.max_seqlen_k;
     work.n0 = work.n_block * kBlockN;

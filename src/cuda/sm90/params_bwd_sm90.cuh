@@ -28,7 +28,7 @@ struct BwdParamsSm90 {
   typename Layouts::GmemShape shape_q;     ///< (rows, head dim, heads, batch) of q and dout.
   typename Layouts::GmemShape shape_k;     ///< (rows, head dim, heads_kv, batch) of k and v.
   typename Layouts::GmemShapedQ shape_dq;  ///< (tokens, head dim, heads) of the dQ accumulator.
-  bool longest_first;                      ///< CTA order (core::bwd_ctas_longest_first).
+  int section_heads;                       ///< Tile order (core::bwd_heads_per_section, BwdTileCoord).
   bool rotated_walk;                       ///< Query block order (core::bwd_rotated_walk).
   bool descending;  ///< Key block order of the CTAs and dQ turns (core::bwd_deterministic_descending).
   /// Work tiles (key block, kv head, batch) of the call, in make_work's order. CTA c of the persistent grid
@@ -79,6 +79,15 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
                   make_stride(std::int64_t{p.heads} * p.head_dim, _1{}, std::int64_t{p.head_dim}));
   const bool bounded = p.window_right < kUnboundedWindow;
   const bool descending = core::bwd_deterministic_descending(bounded, p.deterministic);
+  // A (batch, kv head) pair's query-side streams, which its key blocks' tiles all read: Q and dO of its
+  // query heads, and their fp32 dQ rows, added into in L2 (max_seqlen_q rows: varlen pairs are shorter).
+  const long long batch_heads = std::int64_t{p.batch} * p.heads_kv;
+  const long long pair_bytes = std::int64_t{p.heads / p.heads_kv} * p.max_seqlen_q * p.head_dim *
+                               (2 * static_cast<long long>(sizeof(Element)) + 4);
+  // Descending deterministic turns keep one pair's key blocks after another's (their semaphores' order).
+  const int section_heads =
+      descending ? 1
+                 : static_cast<int>(core::bwd_heads_per_section(bounded, batch_heads, ctas, sms, pair_bytes));
   return {base,
           make_tma_copy(SM90_TMA_LOAD{}, q_tensor, q_box),
           make_tma_copy(SM90_TMA_LOAD{}, do_tensor, q_box),
@@ -88,7 +97,7 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
           shape_q,
           shape_k,
           shape_dq,
-          !descending && core::bwd_ctas_longest_first(bounded, ctas, sms),
+          section_heads,
           core::bwd_rotated_walk(bwd_tile_sm90(kHeadDim).rotated_walk, bounded, p.deterministic),
           descending,
           static_cast<int>(ctas)};
