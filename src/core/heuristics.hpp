@@ -65,12 +65,21 @@ constexpr bool wide_key_tile_sm90_d128(int max_seqlen_k, bool causal) {
 /// gives way to the short-key one). Measured on the H200 (session 32, B 8, Hq 32 / Hkv 8, D 128, Sk 1k and
 /// 8k, interleaved CLI A/B, docs/PERF.md): packed / unpacked 1.50-1.97x at 1/4 of the tiles (Sq 1, 16),
 /// 1.42-1.74x at 1/2 (Sq 64), but 0.88-0.98x at 7/8 (Sq 200). FlashAttention-3's margin, a tenth, packed
-/// that last shape; the bound between 1/2 and 7/8 is placed at 2/3 (Sq 150: 5/8 packs, Sq 96: 3/4 does not).
-constexpr bool pack_gqa_sm90(long long max_seqlen_q, long long group, long long block_m) {
-  if (group <= 1 || max_seqlen_q <= 0) return false;
+/// that last shape; the bound between 1/2 and 7/8 is placed at 2/3 (Sq 150: 5/8 packs, Sq 96: 3/4 does not;
+/// measured in session 34 on an H100: Sq 150 packed 1.11-1.27x, Sq 96 unpacked either way).
+/// Fewer tiles only pay where they take fewer rounds of the persistent CTAs (one per SM of `sms`, over the
+/// `batch_heads_kv` (batch, kv head) pairs' tiles): within one round the call lasts as long as its longest
+/// tile, and a packed tile is the longer one. Measured (session 34, H100, B 1, Hq 32 / Hkv 8, D 128, 32
+/// unpacked tiles and 8 or 16 packed, one round either way): packed / unpacked 0.97-0.98x at Sq 64, 1.005x at
+/// Sq 16; so such calls are not packed.
+constexpr bool pack_gqa_sm90(long long max_seqlen_q, long long group, long long block_m,
+                             long long batch_heads_kv, long long sms) {
+  if (group <= 1 || max_seqlen_q <= 0 || batch_heads_kv <= 0 || sms <= 0) return false;
   const long long unpacked_tiles = group * ((max_seqlen_q + block_m - 1) / block_m);
   const long long packed_tiles = (max_seqlen_q * group + block_m - 1) / block_m;
-  return 3 * packed_tiles <= 2 * unpacked_tiles;
+  if (3 * packed_tiles > 2 * unpacked_tiles) return false;
+  const auto rounds = [&](long long tiles) { return (batch_heads_kv * tiles + sms - 1) / sms; };
+  return rounds(packed_tiles) < rounds(unpacked_tiles);
 }
 
 /// Whether the Hopper forward's persistent CTAs take a masked problem's query tiles in pairs — a head's

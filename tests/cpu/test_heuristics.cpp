@@ -29,23 +29,38 @@ TEST(Heuristics, Sm90D128WideKeyTileWithoutCausalMaskFrom8192Keys) {
   EXPECT_FALSE(wide_key_tile_sm90_d128(16384, true));  // causal: 0.92-1.00x measured
 }
 
-// GQA packing where it leaves at most 2/3 of the 128-row tiles.
-TEST(Heuristics, Sm90ForwardPacksGqaWhereItLeavesTwoThirdsOfTheTiles) {
-  EXPECT_TRUE(pack_gqa_sm90(1, 4, 128));     // decoding: 1 packed tile for 4
-  EXPECT_TRUE(pack_gqa_sm90(64, 4, 128));    // 2 for 4
-  EXPECT_TRUE(pack_gqa_sm90(150, 4, 128));   // 5 for 8
-  EXPECT_TRUE(pack_gqa_sm90(40, 3, 128));    // any group: 1 for 3
-  EXPECT_TRUE(pack_gqa_sm90(150, 3, 128));   // 4 for 6: the bound
-  EXPECT_FALSE(pack_gqa_sm90(96, 4, 128));   // 3 for 4
-  EXPECT_FALSE(pack_gqa_sm90(200, 4, 128));  // 7 for 8: measured slower packed
-  EXPECT_FALSE(pack_gqa_sm90(300, 2, 128));  // 5 for 6
-  EXPECT_FALSE(pack_gqa_sm90(128, 4, 128));  // 4 for 4
-  EXPECT_FALSE(pack_gqa_sm90(100, 4, 128));  // 4 for 4: as many padded rows either way
-  EXPECT_FALSE(pack_gqa_sm90(256, 2, 128));  // 4 for 4
-  EXPECT_FALSE(pack_gqa_sm90(4096, 4, 128));
-  EXPECT_FALSE(pack_gqa_sm90(1000, 4, 128));  // 32 for 32
-  EXPECT_FALSE(pack_gqa_sm90(64, 1, 128));    // no GQA
-  EXPECT_FALSE(pack_gqa_sm90(0, 4, 128));     // no query rows
+// GQA packing where it leaves at most 2/3 of the 128-row tiles, and the fewer tiles take fewer rounds of
+// the persistent CTAs (kManyPairs (batch, kv head) pairs: every tile saved is a round saved).
+TEST(Heuristics, Sm90ForwardPacksGqaWhereItLeavesTwoThirdsOfTheTilesAndSavesARound) {
+  constexpr long long kManyPairs = 132 * 64;
+  const auto packs = [](long long seqlen_q, long long group) {
+    return pack_gqa_sm90(seqlen_q, group, 128, kManyPairs, 132);
+  };
+  EXPECT_TRUE(packs(1, 4));     // decoding: 1 packed tile for 4
+  EXPECT_TRUE(packs(64, 4));    // 2 for 4
+  EXPECT_TRUE(packs(150, 4));   // 5 for 8
+  EXPECT_TRUE(packs(40, 3));    // any group: 1 for 3
+  EXPECT_TRUE(packs(150, 3));   // 4 for 6: the bound
+  EXPECT_FALSE(packs(96, 4));   // 3 for 4
+  EXPECT_FALSE(packs(200, 4));  // 7 for 8: measured slower packed
+  EXPECT_FALSE(packs(300, 2));  // 5 for 6
+  EXPECT_FALSE(packs(128, 4));  // 4 for 4
+  EXPECT_FALSE(packs(100, 4));  // 4 for 4: as many padded rows either way
+  EXPECT_FALSE(packs(256, 2));  // 4 for 4
+  EXPECT_FALSE(packs(4096, 4));
+  EXPECT_FALSE(packs(1000, 4));  // 32 for 32
+  EXPECT_FALSE(packs(64, 1));    // no GQA
+  EXPECT_FALSE(packs(0, 4));     // no query rows
+  // Hq 32 / Hkv 8 on 132 SMs, the measured shapes: B 8 (64 pairs) packs at Sq 1 and 64 (2 rounds -> 1) and
+  // Sq 150 (4 -> 3); B 1 (8 pairs: 32 unpacked tiles, one round) does not.
+  EXPECT_TRUE(pack_gqa_sm90(1, 4, 128, 64, 132));
+  EXPECT_TRUE(pack_gqa_sm90(64, 4, 128, 64, 132));
+  EXPECT_TRUE(pack_gqa_sm90(150, 4, 128, 64, 132));
+  EXPECT_FALSE(pack_gqa_sm90(16, 4, 128, 8, 132));
+  EXPECT_FALSE(pack_gqa_sm90(64, 4, 128, 8, 132));
+  EXPECT_TRUE(pack_gqa_sm90(64, 4, 128, 40, 132));   // 160 unpacked tiles (2 rounds), 80 packed (1)
+  EXPECT_FALSE(pack_gqa_sm90(64, 4, 128, 33, 132));  // 132 unpacked tiles: one round
+  EXPECT_FALSE(pack_gqa_sm90(64, 4, 128, 8, 0));     // no SMs
 }
 
 // Pairs of a head's tiles where the global longest-first order would run at most one tile of a head at a

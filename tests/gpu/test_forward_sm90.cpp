@@ -204,8 +204,9 @@ Case gqa_case(DType dtype, int head_dim, int heads, int heads_kv, int seqlen_q, 
 // window with softcap, groups that are not powers of two and MQA, a packed tile holding a partial token
 // group, many packed tiles under a causal mask (Sq = Sk), strided views (the per-row addresses of Q and O),
 // varlen with empty sequences, a sequence without keys and used keys (V's tail rows), lse at each (head,
-// token). RunInfo says how many heads share a tile; ALiBi (a slope per query head) and shapes where packing
-// saves no tile run unpacked.
+// token). RunInfo says how many heads share a tile; ALiBi (a slope per query head), shapes where packing
+// saves no tile and shapes where its fewer tiles take no fewer rounds of the persistent CTAs run unpacked.
+// The batches are chosen so that packing saves a round on a GPU of 78 to 132 SMs (every sm90 part).
 TEST(CudaForwardSm90, GqaPackedTilesMatchOracle) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
   int tested = 0;
@@ -214,26 +215,40 @@ TEST(CudaForwardSm90, GqaPackedTilesMatchOracle) {
     ++tested;
     for (DType dtype : caps.dtypes) {
       Case decode = gqa_case(dtype, head_dim, 32, 8, 1, 1000, 8101);
-      decode.batch = 3;
+      decode.batch = 5;  // 160 unpacked tiles, 40 packed
+      Case one_round = decode;
+      one_round.batch = 3;  // 96 unpacked tiles, 24 packed: one round either way
       Case causal = gqa_case(dtype, head_dim, 16, 2, 7, 300, 8102);
+      causal.batch = 9;  // 144 unpacked tiles, 18 packed
       causal.causal = true;
       Case window = gqa_case(dtype, head_dim, 8, 2, 64, 383, 8103);
+      window.batch = 17;  // 136 unpacked tiles, 68 packed
       window.window_left = 50;
       window.window_right = 10;
       window.softcap = 30.0f;
       Case odd_group = gqa_case(dtype, head_dim, 6, 2, 40, 239, 8104);
+      odd_group.batch = 23;  // 138 unpacked tiles, 46 packed
       odd_group.causal = true;
       odd_group.strided = true;
       Case mqa = gqa_case(dtype, head_dim, 16, 1, 5, 129, 8105);
+      mqa.batch = 9;  // 144 unpacked tiles, 9 packed
       mqa.causal = true;
       Case partial_group = gqa_case(dtype, head_dim, 12, 4, 150, 200, 8106);  // 450 rows: 4 tiles
+      partial_group.batch = 6;                                                // 144 unpacked tiles, 96 packed
       Case many_tiles = gqa_case(dtype, head_dim, 16, 2, 80, 80, 8107);       // 640 rows: 5 tiles
+      many_tiles.batch = 9;                                                   // 144 unpacked tiles, 90 packed
       many_tiles.causal = true;
       many_tiles.strided = true;
       Case varlen = gqa_case(dtype, head_dim, 8, 2, 0, 0, 8108);
-      varlen.seqlens_q = {0, 1, 17, 64, 3};
-      varlen.seqlens_k = {5, 0, 200, 383, 129};
-      varlen.seqused_k = {5, 0, 150, 383, 100};
+      // 17 sequences (136 unpacked tiles of 64 rows' sequences, 68 packed): three of each kind, then two.
+      for (int repeat = 0; repeat < 3; ++repeat) {
+        varlen.seqlens_q.insert(varlen.seqlens_q.end(), {0, 1, 17, 64, 3});
+        varlen.seqlens_k.insert(varlen.seqlens_k.end(), {5, 0, 200, 383, 129});
+        varlen.seqused_k.insert(varlen.seqused_k.end(), {5, 0, 150, 383, 100});
+      }
+      varlen.seqlens_q.insert(varlen.seqlens_q.end(), {64, 2});
+      varlen.seqlens_k.insert(varlen.seqlens_k.end(), {383, 40});
+      varlen.seqused_k.insert(varlen.seqused_k.end(), {300, 40});
       varlen.causal = true;
       struct Expected {
         Case c;
@@ -241,12 +256,17 @@ TEST(CudaForwardSm90, GqaPackedTilesMatchOracle) {
       };
       Case alibi = causal;
       alibi.alibi = true;
-      const std::vector<Expected> cases = {
-          {decode, 4},     {causal, 8},
-          {window, 4},     {odd_group, 3},
-          {mqa, 16},       {partial_group, 3},
-          {many_tiles, 8}, {varlen, 4},
-          {alibi, 0},      {gqa_case(dtype, head_dim, 8, 2, 128, 300, 8109), 0}};
+      const std::vector<Expected> cases = {{decode, 4},
+                                           {one_round, 0},
+                                           {causal, 8},
+                                           {window, 4},
+                                           {odd_group, 3},
+                                           {mqa, 16},
+                                           {partial_group, 3},
+                                           {many_tiles, 8},
+                                           {varlen, 4},
+                                           {alibi, 0},
+                                           {gqa_case(dtype, head_dim, 8, 2, 128, 300, 8109), 0}};
       for (const Expected& e : cases) {
         const CaseResult result = run_case(e.c, Op::forward, kHopper);
         ASSERT_TRUE(result.status.ok()) << summary(result);

@@ -38,24 +38,29 @@ constexpr int fwd_smem_bytes_sm90() {
   return std::max({long_keys, short_keys, packed_gqa});
 }
 
-/// Whether a forward call with GQA takes the packed tile of (kHeadDim, kHeadDimV): where it has one,
-/// core::pack_gqa_sm90 says it saves tiles, no ALiBi (its slope is per query head, and packed tiles mix
-/// heads), and the packed rows of the longest sequence (plus a tile) stay within an int.
+/// Whether a forward call with GQA takes the packed tile of (kHeadDim, kHeadDimV) on a device of
+/// `multiprocessors` SMs: where it has one, core::pack_gqa_sm90 says it saves tiles and rounds of the
+/// persistent CTAs, no ALiBi (its slope is per query head, and packed tiles mix heads), and the packed rows
+/// of the longest sequence (plus a tile) stay within an int.
 template <int kHeadDim, int kHeadDimV>
-bool takes_packed_gqa_sm90(const ForwardParams& params) {
+bool takes_packed_gqa_sm90(const ForwardParams& params, int multiprocessors) {
   constexpr FwdTileSm90 kTile = fwd_tile_sm90(kHeadDim, kHeadDimV, FwdTileRegime::packed_gqa);
   if constexpr (kTile.block_m == 0) {
     return false;
   } else {
     const std::int64_t group = params.heads / params.heads_kv;
-    return params.alibi_slopes == nullptr && core::pack_gqa_sm90(params.max_seqlen_q, group, kTile.block_m) &&
+    const std::int64_t batch_heads_kv = std::int64_t{params.batch} * params.heads_kv;
+    return params.alibi_slopes == nullptr &&
+           core::pack_gqa_sm90(params.max_seqlen_q, group, kTile.block_m, batch_heads_kv, multiprocessors) &&
            params.max_seqlen_q * group + kTile.block_m <= std::numeric_limits<std::int32_t>::max();
   }
 }
 
-/// Launches the forward of `params` with the tile of (kHeadDim, kHeadDimV, kRegime).
+/// Launches the forward of `params` with the tile of (kHeadDim, kHeadDimV, kRegime) on the current device
+/// (args.device.index, of `multiprocessors` SMs).
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
-Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
+Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& args, int multiprocessors,
+                            RunInfo& info) {
   using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   info.block_m = Layouts::kBlockM;
   info.block_n = Layouts::kBlockN;
@@ -63,12 +68,6 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   info.num_splits = 1;
   info.num_threads = 0;
   info.kernel += fwd_ablation_suffix_sm90();
-  DeviceGuard guard(args.device.index);
-  if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
-  int multiprocessors = 0;
-  cudaError_t error =
-      cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, args.device.index);
-  if (error != cudaSuccess) return cuda_error("cudaDeviceGetAttribute(multiprocessors)", error);
   const FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> kernel_params =
       make_fwd_params_sm90<Element, kHeadDim, kHeadDimV, kRegime>(params, args, multiprocessors);
   if (kernel_params.order.tiles == 0) return {};
@@ -82,7 +81,7 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kRegime>;
   constexpr int kSmem = Layouts::kSmemBytes;
   // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in (once per device and kernel).
-  error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (error != cudaSuccess) return cuda_error("cudaFuncSetAttribute(shared memory)", error);
   kernel<<<ctas, Layouts::kThreads, kSmem, static_cast<cudaStream_t>(args.stream)>>>(kernel_params);
   error = cudaGetLastError();
@@ -95,20 +94,27 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
 /// block_n say which).
 template <class Element, int kHeadDim, int kHeadDimV = kHeadDim>
 Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
+  DeviceGuard guard(args.device.index);
+  if (guard.status() != cudaSuccess) return cuda_error("cudaSetDevice", guard.status());
+  int multiprocessors = 0;
+  const cudaError_t error =
+      cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, args.device.index);
+  if (error != cudaSuccess) return cuda_error("cudaDeviceGetAttribute(multiprocessors)", error);
   if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, FwdTileRegime::packed_gqa).block_m > 0) {
-    if (takes_packed_gqa_sm90<kHeadDim, kHeadDimV>(params)) {
-      return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::packed_gqa>(params, args,
-                                                                                           info);
+    if (takes_packed_gqa_sm90<kHeadDim, kHeadDimV>(params, multiprocessors)) {
+      return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::packed_gqa>(
+          params, args, multiprocessors, info);
     }
   }
   if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, FwdTileRegime::short_keys).block_m > 0) {
     if (fwd_tile_regime_sm90(kHeadDim, kHeadDimV, params.max_seqlen_k, params.causal) ==
         FwdTileRegime::short_keys) {
-      return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::short_keys>(params, args,
-                                                                                           info);
+      return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::short_keys>(
+          params, args, multiprocessors, info);
     }
   }
-  return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::long_keys>(params, args, info);
+  return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::long_keys>(params, args,
+                                                                                      multiprocessors, info);
 }
 
 }  // namespace flashattn::cuda::sm90
