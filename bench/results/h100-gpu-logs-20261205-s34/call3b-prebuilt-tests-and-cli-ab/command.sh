@@ -7,7 +7,7 @@
 # 128 S 2k-16k, D 256 S 1k-8k), two controls whose order it keeps (D 64 / 256 S 512) and GQA-long B 8 S 4k,
 # B·S 16k, hidden 2048, bf16, the change and the base interleaved cell by cell, one run each; (3) memcheck
 # of the packed test and the off-tile backward lengths with the time left.
-# Carry ["build-bin"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit ~280).
+# Carry ["build-bin"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 190).
 set -uo pipefail
 L=$OUT/logs; mkdir -p "$L"; t0=$SECONDS
 B=build-bin
@@ -35,7 +35,7 @@ json.dump({**runs[0], "results": [r for run in runs for r in run["results"]]}, o
     "$L/bwd_$side.json" "$L"/bwd_"${side}"_*_*.json
 done
 python3 bench/ab_compare.py --a "$L/bwd_change.json" --b "$L/bwd_base.json" --peer none
-left=$((270 - (SECONDS - t0)))
+left=$((180 - (SECONDS - t0)))
 if ((left > 20)); then
   FLASHATTN_GPU_TIER=quick timeout "$left" compute-sanitizer --tool memcheck --error-exitcode 1 \
     $B/flashattn_tests_gpu --gtest_filter='CudaForwardSm90.GqaPackedTilesMatchOracle:CudaBackwardSm90.LengthsOffTileMultiples' \
