@@ -1,7 +1,7 @@
 // flashattn — which query rows see a key block in the backward, and which key blocks see a query block:
 // the walk of a key block's CTA, the order of the dQ turns in deterministic runs, and the order of the
-// tiles. Shared by the sm80
-// and sm90 kernels; tested on the CPU against a brute-force count (tests/cpu/test_bwd_blocks.cpp).
+// tiles. Shared by the sm80 and sm90 kernels; tested on the CPU against a brute-force count
+// (tests/cpu/test_bwd_blocks.cpp).
 //
 // Row i of a sequence (Sq query rows, Sk keys, offset = Sk - Sq: bottom-right alignment) keeps the keys
 // [i + offset - window_left, i + offset + window_right] within [0, Sk); unbounded sides hold
