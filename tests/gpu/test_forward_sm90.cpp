@@ -206,9 +206,14 @@ Case gqa_case(DType dtype, int head_dim, int heads, int heads_kv, int seqlen_q, 
 // varlen with empty sequences, a sequence without keys and used keys (V's tail rows), lse at each (head,
 // token). RunInfo says how many heads share a tile; ALiBi (a slope per query head), shapes where packing
 // saves no tile and shapes where its fewer tiles take no fewer rounds of the persistent CTAs run unpacked.
-// The batches are chosen so that packing saves a round on a GPU of 78 to 132 SMs (every sm90 part).
+// The choices depend on the SM count (core::pack_gqa_sm90 counts rounds of one CTA per SM): the batches
+// make them hold on 96 to 135 SMs (H100 PCIe 114, H100 / H200 SXM 132), where the packing cases' fewest
+// unpacked tiles (136) take two rounds and the most packed tiles (96) one; elsewhere only the results are
+// checked.
 TEST(CudaForwardSm90, GqaPackedTilesMatchOracle) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  const auto props = cuda_device_properties(0);
+  const bool choices_hold = props && props->multiprocessors >= 96 && props->multiprocessors <= 135;
   int tested = 0;
   for (int head_dim : {64, 128, 256}) {
     if (!has_head_dim(caps, head_dim)) continue;
@@ -271,7 +276,7 @@ TEST(CudaForwardSm90, GqaPackedTilesMatchOracle) {
         const CaseResult result = run_case(e.c, Op::forward, kHopper);
         ASSERT_TRUE(result.status.ok()) << summary(result);
         EXPECT_TRUE(result.passed) << summary(result);
-        EXPECT_EQ(result.info.packed_heads, e.packed_heads) << summary(result);
+        if (choices_hold) EXPECT_EQ(result.info.packed_heads, e.packed_heads) << summary(result);
         EXPECT_EQ(result.info.kernel,
                   std::string("fwd_sm90_") + to_string(dtype) + "_hd" + std::to_string(head_dim));
         EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
