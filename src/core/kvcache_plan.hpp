@@ -25,9 +25,8 @@ inline constexpr int kMaxAutoSplits = 128;
 inline constexpr int kMinTilesPerSplit = 2;
 
 /// CTAs of the decode kernel one SM holds (its shared memory per head dim, src/cuda/decode/tile_decode.hpp
-/// static_asserts the same numbers): on H100/H200 (228 KB) 1 at D = 128 (a 6-stage ring) and D = 256, 2
-/// at the others.
-constexpr int decode_ctas_per_sm(int head_dim) { return head_dim == 128 || head_dim > 192 ? 1 : 2; }
+/// static_asserts the same numbers): 2 on H100/H200 (228 KB) up to D = 192, 1 at D = 256.
+constexpr int decode_ctas_per_sm(int head_dim) { return head_dim <= 192 ? 2 : 1; }
 
 /// The split heuristic: a cost model of one decode call, minimised over the split count s (ties to fewer
 /// splits), from 1 up to the cap (at least kMinTilesPerSplit tiles of `capacity` keys per split, at most

@@ -106,8 +106,7 @@ TEST(KVCachePlan, RequestedSplitsOverrideTheHeuristic) {
   p.num_splits = 3;
   EXPECT_EQ(plan_kvcache(p, kH200Sms).num_splits, 3);
   p.num_splits = 0;
-  EXPECT_EQ(plan_kvcache(p, kH200Sms).num_splits,
-            choose_kvcache_splits(4 * 8, 32768, kH200Sms, decode_ctas_per_sm(128), 128));
+  EXPECT_EQ(plan_kvcache(p, kH200Sms).num_splits, choose_kvcache_splits(4 * 8, 32768, kH200Sms, 2, 128));
 }
 
 TEST(KVCachePlan, RowBlocksPackTheGroupsTokens) {

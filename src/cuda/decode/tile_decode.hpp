@@ -33,15 +33,11 @@ constexpr DecodeTile decode_tile(int head_dim) {
     // 4 stages (66 KB): 48 KB of K/V in flight per CTA; short rows need more tiles ahead to cover latency.
     case 64:
       return {4, 2};
-    // 3 stages: 75 KB, two CTAs per SM on H100/H200: 96 KB in flight per SM.
+    // 3 stages: 75 KB (D = 96) and 100 KB (D = 128), two CTAs per SM on H100/H200: 96-128 KB in flight
+    // per SM.
     case 96:
-      return {3, 2};
-    // 6 stages: 196 KB, one CTA per SM: 160 KB in flight, where two CTAs of 3 stages keep 128 KB, and one
-    // CTA per SM (B 16 and up: 128 CTAs per split) kept only 64 KB, which a paged cache's longer latency
-    // (random pages) left short: unsplit it read 3-7% slower than in two splits (docs/PERF.md, decode
-    // session 21).
     case 128:
-      return {6, 1};
+      return {3, 2};
     // 2 stages: 102 KB, two CTAs per SM: 96 KB in flight per SM.
     case 192:
       return {2, 2};
