@@ -6,11 +6,10 @@
 // those keys, and writes dK and dV once — summed over the group in registers, with no atomics and no
 // separate reduction. Query blocks that see none of the keys are never loaded. The CTAs are persistent
 // (one per SM, taking tiles in their order from a counter), so a tile's first Q and dO load under the
-// previous tile's last steps and epilogue, and the CTA's start is paid once; or, where the tile says so
-// (BwdTileSm90::persistent_ctas), one per tile, started by the hardware in the tile order.
+// previous tile's last steps and epilogue, and the CTA's start is paid once.
 // Deterministic runs make a tile wait for the tiles of lower key blocks of its (batch, kv head): they come
-// first in the tile order, and tiles are taken (or their CTAs started) in that order, so the lowest
-// unfinished tile has been taken by a CTA whose earlier tiles are done, and it runs: the waits always end.
+// first in the tile order, and tiles are taken in that order, so the lowest unfinished tile has been taken
+// by a CTA whose earlier tiles are done, and it runs: the waits always end.
 //
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
