@@ -31,6 +31,20 @@ std::int64_t kept_pairs(const Case& c, std::int64_t seqlen_q, std::int64_t seqle
 
 const char* to_string(Op op) { return op == Op::forward ? "fwd" : "bwd"; }
 
+Case make_dense_case(DType dtype, int head_dim, int batch, int heads, int heads_kv, int seqlen_q,
+                     int seqlen_k, std::uint64_t seed) {
+  Case c;
+  c.dtype = dtype;
+  c.head_dim = head_dim;
+  c.batch = batch;
+  c.heads = heads;
+  c.heads_kv = heads_kv;
+  c.seqlen_q = seqlen_q;
+  c.seqlen_k = seqlen_k;
+  c.seed = seed;
+  return c;
+}
+
 std::string describe(const Case& c) {
   std::ostringstream s;
   s << to_string(c.dtype);

@@ -47,6 +47,11 @@ struct Case {
   int dv() const { return head_dim_v ? head_dim_v : head_dim; }
 };
 
+/// A dense case without options: `batch` sequences of `seqlen_q` queries and `seqlen_k` keys, `heads` query
+/// heads on `heads_kv` kv heads, D = Dv = `head_dim`, inputs from `seed`.
+Case make_dense_case(DType dtype, int head_dim, int batch, int heads, int heads_kv, int seqlen_q,
+                     int seqlen_k, std::uint64_t seed);
+
 /// One-line description, e.g. "bf16 B2 H8/2 Sq113 Sk203 D64 causal strided".
 std::string describe(const Case& c);
 

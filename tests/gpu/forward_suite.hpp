@@ -58,16 +58,7 @@ inline void expect_sweep_matches_oracle(const Capabilities& caps, const Target& 
 /// A dense GQA case (B 2, H 4, Hk 2) of the first built dtype.
 inline Case dense_gqa_case(const Capabilities& caps, int head_dim, int seqlen_q, int seqlen_k,
                            std::uint64_t seed) {
-  Case c;
-  c.dtype = caps.dtypes.front();
-  c.head_dim = head_dim;
-  c.batch = 2;
-  c.heads = 4;
-  c.heads_kv = 2;
-  c.seqlen_q = seqlen_q;
-  c.seqlen_k = seqlen_k;
-  c.seed = seed;
-  return c;
+  return make_dense_case(caps.dtypes.front(), head_dim, 2, 4, 2, seqlen_q, seqlen_k, seed);
 }
 
 /// The cases a D != Dv pair's kernel must pass, in `dtype`: what changes the V and O paths — partial key

@@ -186,16 +186,7 @@ TEST(CudaForwardSm90, CausalProblemsOfManyHeadsTakeTheirTilesInPairs) {
 /// A dense GQA case (B 2) in `dtype`: `heads` query heads on `heads_kv` kv heads.
 Case gqa_case(DType dtype, int head_dim, int heads, int heads_kv, int seqlen_q, int seqlen_k,
               std::uint64_t seed) {
-  Case c;
-  c.dtype = dtype;
-  c.head_dim = head_dim;
-  c.batch = 2;
-  c.heads = heads;
-  c.heads_kv = heads_kv;
-  c.seqlen_q = seqlen_q;
-  c.seqlen_k = seqlen_k;
-  c.seed = seed;
-  return c;
+  return make_dense_case(dtype, head_dim, 2, heads, heads_kv, seqlen_q, seqlen_k, seed);
 }
 
 // GQA calls with few query rows per head pack the query heads of each kv head into the tiles' rows

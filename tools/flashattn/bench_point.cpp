@@ -4,14 +4,7 @@
 namespace flashattn::cli {
 
 testing::Case BenchPoint::to_case() const {
-  testing::Case c;
-  c.dtype = dtype;
-  c.batch = batch;
-  c.heads = heads;
-  c.heads_kv = heads_kv;
-  c.head_dim = head_dim;
-  c.seqlen_q = seqlen_q;
-  c.seqlen_k = seqlen_k;
+  testing::Case c = testing::make_dense_case(dtype, head_dim, batch, heads, heads_kv, seqlen_q, seqlen_k, 1);
   c.causal = causal;
   c.window_left = window_left;
   c.window_right = window_right;
