@@ -1,5 +1,5 @@
 // Checks of a forward_kvcache call shared by the CPU and CUDA suites (tests/cpu/test_kvcache.cpp,
-// tests/gpu/test_kvcache_cuda.cpp).
+// tests/gpu/test_kvcache_cuda.cpp, tests/gpu/test_forward_decode_step.cpp).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,8 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "flashattn/flashattn.hpp"
 #include "testing/kvcache_case.hpp"
 
 namespace flashattn::testing {
@@ -49,6 +51,25 @@ void expect_cache_after_append(const KVCacheTensors& c, const std::string& what,
   for (std::size_t i = 0; i < c.v_before.size(); ++i) {
     if (!appended_v[i]) ASSERT_EQ(c.v_cache.bytes()[i], c.v_before[i]) << what << ": v cache byte " << i;
   }
+}
+
+/// The (dtype, head dim) pairs with a decode kernel built for `device`, asked through is_supported().
+inline std::vector<std::pair<DType, int>> built_decode_kernels(Device device) {
+  void* const fake = reinterpret_cast<void*>(std::uintptr_t{1} << 12);  // 16-byte aligned, never read
+  std::vector<std::pair<DType, int>> built;
+  for (DType dtype : {DType::fp16, DType::bf16}) {
+    for (int head_dim : {64, 96, 128, 192, 256}) {
+      KVCacheArgs args;
+      args.q = TensorView::contiguous(fake, dtype, {1, 1, 1, head_dim});
+      args.k = TensorView::contiguous(fake, dtype, {1, 16, 1, head_dim});
+      args.v = TensorView::contiguous(fake, dtype, {1, 16, 1, head_dim});
+      args.out = TensorView::contiguous(fake, dtype, {1, 1, 1, head_dim});
+      args.cache_seqlens = TensorView::contiguous(fake, DType::i32, {1});
+      args.device = device;
+      if (is_supported(args).ok()) built.emplace_back(dtype, head_dim);
+    }
+  }
+  return built;
 }
 
 }  // namespace flashattn::testing

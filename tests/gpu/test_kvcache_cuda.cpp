@@ -169,29 +169,10 @@ RunInfo run_and_check(DecodeCall& c) {
   return info;
 }
 
-/// The (dtype, head dim) pairs with a built decode kernel, asked through is_supported().
-std::vector<std::pair<DType, int>> built_kernels() {
-  void* const fake = reinterpret_cast<void*>(std::uintptr_t{1} << 12);  // 16-byte aligned, never read
-  std::vector<std::pair<DType, int>> built;
-  for (DType dtype : {DType::fp16, DType::bf16}) {
-    for (int head_dim : {64, 96, 128, 192, 256}) {
-      KVCacheArgs args;
-      args.q = TensorView::contiguous(fake, dtype, {1, 1, 1, head_dim});
-      args.k = TensorView::contiguous(fake, dtype, {1, 16, 1, head_dim});
-      args.v = TensorView::contiguous(fake, dtype, {1, 16, 1, head_dim});
-      args.out = TensorView::contiguous(fake, dtype, {1, 1, 1, head_dim});
-      args.cache_seqlens = TensorView::contiguous(fake, DType::i32, {1});
-      args.device = kGpu;
-      if (is_supported(args).ok()) built.emplace_back(dtype, head_dim);
-    }
-  }
-  return built;
-}
-
 /// A problem of each built (dtype, head dim), `base` otherwise.
 std::vector<DecodeProblem> for_each_kernel(const DecodeProblem& base) {
   std::vector<DecodeProblem> problems;
-  for (const auto& [dtype, head_dim] : built_kernels()) {
+  for (const auto& [dtype, head_dim] : built_decode_kernels(kGpu)) {
     DecodeProblem pb = base;
     pb.dtype = dtype;
     pb.head_dim = head_dim;
@@ -207,7 +188,7 @@ unsigned next_seed() {
 
 TEST(KVCacheCuda, KernelsAreBuiltAndSelected) {
   SKIP_WITHOUT_GPU();
-  ASSERT_FALSE(built_kernels().empty()) << "no CUDA decode kernel is built";
+  ASSERT_FALSE(built_decode_kernels(kGpu).empty()) << "no CUDA decode kernel is built";
 }
 
 // Page sizes 1, 16, 256 and dense; lengths 0, 1, page boundary -1 / +1 and full; with and without append,
