@@ -1,5 +1,5 @@
 // Checks of a forward_kvcache call shared by the CPU and CUDA suites (tests/cpu/test_kvcache.cpp,
-// tests/gpu/test_kvcache_cuda.cpp, tests/gpu/test_forward_decode_step.cpp).
+// tests/gpu/test_kvcache_cuda.cpp; the forward decode-step candidate d949fb5 uses built_decode_kernels too).
 #pragma once
 
 #include <gtest/gtest.h>
