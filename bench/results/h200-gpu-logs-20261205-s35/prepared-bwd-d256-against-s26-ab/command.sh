@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepared in session 35 (not yet run): where did D 256's backward lose ~3% between session 26's H200 grid
-# (54ce1cd) and session 35's (5810aad)? D 256 ran 0.966-0.994x in 11 of 12 cells (causal 2k 1.012), cuDNN within 1% of
+# (54ce1cd) and session 35's (5810aad)? D 256 ran 0.966-0.994x in 11 of 12 cells (causal 2k 1.012), cuDNN at 0.990-1.013x of
 # its session 26 numbers; the one-CTA-per-tile grid (session 35 call 3, H100) measured 1.002 against the
 # persistent one, so the persistent kernel is not it. This A/B times main against 54ce1cd itself, D 256 only,
 # on one machine: if main is ~0.97 again, the cause is in the code between them (bisect next: 04b4a84^,
