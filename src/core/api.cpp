@@ -18,54 +18,19 @@ RunInfo describe(const core::Selection& selection) {
   return info;
 }
 
-/// The built kernel `launcher` of `key` over `params`.
-template <typename Launcher, typename Params>
-Status launch_with(Launcher launcher, const core::KernelKey& key, const Params& params,
-                   const AttentionArgs& args, RunInfo& info) {
-  if (launcher == nullptr)
-    return {StatusCode::internal, "dispatch selected " + key.name() + " but it is not built"};
-  return launcher(params, args, info);
-}
-
-/// A forward the decode kernel runs (core::forward_takes_decode_kernel): its dense problem as a cache of
-/// max_seqlen_k rows a sequence, every row used (no cache_seqlens), nothing appended, no rotary, the splits
-/// chosen by the library and their workspace allocated on the call's stream.
-KVCacheParams as_decode_step(const ForwardParams& params) {
-  KVCacheParams step;
-  static_cast<ForwardParams&>(step) = params;
-  step.seqlen_q_new = params.max_seqlen_q;
-  return step;
-}
-
-Status launch_forward(const core::KernelKey& key, const ForwardParams& params, const AttentionArgs& args,
-                      RunInfo& info) {
-  if (key.op == core::OpKind::kvcache) {
-    return launch_with(core::find_kvcache_launcher(key), key, as_decode_step(params), args, info);
-  }
-  return launch_with(core::find_forward_launcher(key), key, params, args, info);
-}
-
-Status launch_backward(const core::KernelKey& key, const BackwardParams& params, const AttentionArgs& args,
-                       RunInfo& info) {
-  return launch_with(core::find_backward_launcher(key), key, params, args, info);
-}
-
-Status launch_kvcache(const core::KernelKey& key, const KVCacheParams& params, const AttentionArgs& args,
-                      RunInfo& info) {
-  return launch_with(core::find_kvcache_launcher(key), key, params, args, info);
-}
-
-/// Shared by forward, backward and forward_kvcache: select, then launch unless the call has no output
-/// element.
-template <typename Params, typename Launch>
-Status run(core::OpKind op, const Params& params, const AttentionArgs& args, bool empty, Launch launch,
-           RunInfo* info) {
+/// Shared by forward and backward: select, then launch unless the call has no output element.
+template <typename Params, typename Launcher>
+Status run(core::OpKind op, const Params& params, const AttentionArgs& args, bool empty,
+           Launcher (*find)(const core::KernelKey&), RunInfo* info) {
   const core::Selection selection =
       core::select_kernel(op, params, core::device_context(args.device, args.cuda_path));
   if (!selection.key) return selection.status;
   RunInfo record = describe(selection);
   if (!empty) {
-    Status status = launch(*selection.key, params, args, record);
+    Launcher launch = find(*selection.key);
+    if (launch == nullptr)
+      return {StatusCode::internal, "dispatch selected " + record.kernel + " but it is not built"};
+    Status status = launch(params, args, record);
     if (!status.ok()) return status;
     record.launched = true;
     if (record.fell_back) record_fallback();
@@ -98,7 +63,8 @@ Status forward(const ForwardArgs& args, RunInfo* info) {
   ForwardParams params;
   Status status = core::validate_forward(args, params);
   if (!status.ok()) return status;
-  return run(core::OpKind::forward, params, args, has_no_query_rows(args, params), launch_forward, info);
+  return run(core::OpKind::forward, params, args, has_no_query_rows(args, params),
+             core::find_forward_launcher, info);
 }
 
 Status backward(const BackwardArgs& args, RunInfo* info) {
@@ -106,7 +72,7 @@ Status backward(const BackwardArgs& args, RunInfo* info) {
   Status status = core::validate_backward(args, params);
   if (!status.ok()) return status;
   const bool empty = args.dq.numel() == 0 && args.dk.numel() == 0 && args.dv.numel() == 0;
-  return run(core::OpKind::backward, params, args, empty, launch_backward, info);
+  return run(core::OpKind::backward, params, args, empty, core::find_backward_launcher, info);
 }
 
 Status is_supported(const ForwardArgs& args) {
@@ -126,7 +92,7 @@ Status forward_kvcache(const KVCacheArgs& args, RunInfo* info) {
   Status status = core::validate_kvcache(args, params);
   if (!status.ok()) return status;
   // B = 0 or Sq = 0: nothing to append and no query row.
-  return run(core::OpKind::kvcache, params, args, args.out.numel() == 0, launch_kvcache, info);
+  return run(core::OpKind::kvcache, params, args, args.out.numel() == 0, core::find_kvcache_launcher, info);
 }
 
 Status is_supported(const KVCacheArgs& args) {

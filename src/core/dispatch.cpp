@@ -5,8 +5,6 @@
 #include <cstdint>
 #include <string>
 
-#include "core/kvcache_plan.hpp"
-
 namespace flashattn::core {
 
 std::string KernelKey::name() const {
@@ -109,18 +107,6 @@ Selection select_kernel(OpKind op, const ForwardParams& params, const DeviceCont
   if (Status aligned = check_cuda_vector_alignment(params); !aligned.ok()) {
     selection.status = aligned;
     return selection;
-  }
-  // A decode step through the forward API runs on the split-KV decode kernel where the automatic path may
-  // choose (core::forward_takes_decode_kernel): that kernel runs on every sm80+ device, so this is no
-  // fallback, and RunInfo names it (kvcache_sm80_<dtype>_hd<D>). The explicit paths keep their kernels.
-  if (op == OpKind::forward && device.path == CudaPath::automatic && device.arch >= 80 &&
-      forward_takes_decode_kernel(params.is_varlen(), params.max_seqlen_q, params.heads / params.heads_kv,
-                                  params.head_dim_v == params.head_dim)) {
-    const KernelKey decode{Backend::cuda, OpKind::kvcache, params.dtype, 80, params.head_dim};
-    if (is_built(decode) && smem_refusal(decode, device).empty()) {
-      selection.key = decode;
-      return selection;
-    }
   }
   // Candidates from the most to the least preferred path; the first one built is taken. A D != Dv problem
   // takes only a kernel built for its pair.

@@ -51,9 +51,7 @@ struct Selection {
   std::string fallback_reason;
 };
 
-/// Pure: same inputs, same answer; touches no memory behind the params' pointers. A forward that is a
-/// decode step (core::forward_takes_decode_kernel) selects the decode kernel's key (op kvcache) on the
-/// automatic path; the caller launches it over the forward's problem as a cache of Sk rows.
+/// Pure: same inputs, same answer; touches no memory behind the params' pointers.
 Selection select_kernel(OpKind op, const ForwardParams& params, const DeviceContext& device);
 /// The backward's selection: the same key as above, refused on CUDA when a tensor only the backward has
 /// (dout, dq, dk, dv) breaks the kernels' alignment rule.

@@ -24,17 +24,6 @@ inline constexpr int kMaxAutoSplits = 128;
 /// A split shorter than this many tiles spends more on its prologue and partial write than on keys.
 inline constexpr int kMinTilesPerSplit = 2;
 
-/// Whether a forward call runs on the decode kernel rather than a forward kernel: a dense call (no varlen
-/// offsets) with D = Dv whose query rows of one kv head, Sq x (H / Hk), fit one decode row block. That is a
-/// decode step through the forward API. The forward kernels run one tile of 128 (or 64) rows per (batch,
-/// head or packed kv head) and walk all of its keys, so few such tiles leave most SMs idle: H200, B 8, Hq 32
-/// / Hkv 8, Sq 1, Sk 8k, 64 packed tiles on 132 SMs ran 101.7 µs against cuDNN's 77.5 (docs/PERF.md,
-/// session 35). The decode kernel splits the keys over the SMs (choose_kvcache_splits) and computes 16 rows
-/// a tile, not 128; with more rows a tile the forward's packed tiles win (Sq 16, group 4: 1.5-2x cuDNN).
-constexpr bool forward_takes_decode_kernel(bool varlen, int seqlen_q, int group, bool same_head_dims) {
-  return !varlen && same_head_dims && seqlen_q >= 0 && std::int64_t{seqlen_q} * group <= kDecodeRowsPerCta;
-}
-
 /// CTAs of the decode kernel one SM holds (its shared memory per head dim, src/cuda/decode/tile_decode.hpp
 /// static_asserts the same numbers): 2 on H100/H200 (228 KB) up to D = 192, 1 at D = 256.
 constexpr int decode_ctas_per_sm(int head_dim) { return head_dim <= 192 ? 2 : 1; }

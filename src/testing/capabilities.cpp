@@ -13,19 +13,15 @@ constexpr int kProbeHeadDims[] = {32, 64, 96, 128, 160, 192, 224, 256};
 /// (D, Dv) pairs with D != Dv that a CUDA build may have a kernel for.
 constexpr std::pair<int, int> kProbeHeadDimPairs[] = {{192, 128}, {128, 64}, {256, 128}};
 
-/// Query rows of a probe: more than a decode step's (a forward of at most 16 rows a kv head runs on the
-/// decode kernel, core::forward_takes_decode_kernel), so the forward probes ask for the forward kernels.
-constexpr int kProbeSeqlenQ = 64;
-
 /// An empty (B = 0) problem of the given dtype and head dims: validation and selection run in full, and no
 /// memory is needed.
 template <typename Args>
 Args probe(Device device, CudaPath path, DType dtype, int head_dim, int head_dim_v) {
   Args args;
-  args.q = TensorView::contiguous(nullptr, dtype, {0, kProbeSeqlenQ, 1, head_dim});
+  args.q = TensorView::contiguous(nullptr, dtype, {0, 1, 1, head_dim});
   args.k = TensorView::contiguous(nullptr, dtype, {0, 1, 1, head_dim});
   args.v = TensorView::contiguous(nullptr, dtype, {0, 1, 1, head_dim_v});
-  args.out = TensorView::contiguous(nullptr, dtype, {0, kProbeSeqlenQ, 1, head_dim_v});
+  args.out = TensorView::contiguous(nullptr, dtype, {0, 1, 1, head_dim_v});
   args.device = device;
   args.cuda_path = path;
   return args;
@@ -38,7 +34,7 @@ Status probe_status(Device device, CudaPath path, Op op, DType dtype, int head_d
   args.dq = args.q;
   args.dk = args.k;
   args.dv = args.v;
-  args.lse = TensorView::contiguous(nullptr, DType::fp32, {0, 1, kProbeSeqlenQ});
+  args.lse = TensorView::contiguous(nullptr, DType::fp32, {0, 1, 1});
   return is_supported(args);
 }
 

@@ -6,7 +6,6 @@
 // compiled, GPU or not.
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <string>
 
 #include "core/dispatch.hpp"
@@ -118,53 +117,6 @@ TEST(Dispatch, HopperKernelThatDoesNotFitFallsBackVisiblyOrIsAnError) {
   ASSERT_TRUE(fits.key) << fits.status.message();
   EXPECT_EQ(*fits.key, key(OpKind::forward, 90));
   EXPECT_FALSE(fits.fell_back);
-}
-
-// A decode step through the forward API (a dense call whose Sq x group query rows of a kv head fit one
-// decode row block, D = Dv) takes the decode kernel on the automatic path, on sm90 and sm80 alike and as no
-// fallback; one row more, varlen offsets, a D != Dv pair, an explicit path or the backward keep their
-// kernels.
-TEST(Dispatch, ADecodeStepThroughTheForwardTakesTheDecodeKernel) {
-  const KernelKey decode = key(OpKind::kvcache, 80);
-  if (kernel_smem_bytes(decode) < 0) GTEST_SKIP() << decode.name() << " is not built";
-  BackwardParams step = problem();
-  step.heads = 32;
-  step.heads_kv = 8;      // group 4
-  step.max_seqlen_q = 4;  // 16 rows a kv head: one decode row block
-  step.max_seqlen_k = 8192;
-  const ForwardParams& forward = step;
-  for (const int arch : {90, 80}) {
-    const Selection routed = select_kernel(OpKind::forward, forward, device(arch, 0));
-    ASSERT_TRUE(routed.key) << routed.status.message();
-    EXPECT_EQ(*routed.key, decode) << "sm" << arch;
-    EXPECT_FALSE(routed.fell_back) << routed.fallback_reason;
-  }
-  auto expect_forward_kernel = [](const Selection& selection, const char* why) {
-    if (!selection.key) return;  // no forward kernel of D = 128 built for that path: refused, not routed
-    EXPECT_EQ(selection.key->op, OpKind::forward) << why;
-  };
-  BackwardParams longer = step;
-  longer.max_seqlen_q = 5;  // 20 rows
-  expect_forward_kernel(
-      select_kernel(OpKind::forward, static_cast<const ForwardParams&>(longer), device(90, 0)),
-      "20 rows a kv head");
-  BackwardParams varlen = step;
-  const std::int32_t offsets[] = {0, 4};
-  varlen.cu_seqlens_q = varlen.cu_seqlens_k = offsets;  // never read by selection
-  expect_forward_kernel(
-      select_kernel(OpKind::forward, static_cast<const ForwardParams&>(varlen), device(90, 0)), "varlen");
-  BackwardParams pair = step;
-  pair.head_dim = 192;
-  const Selection pair_selection =
-      select_kernel(OpKind::forward, static_cast<const ForwardParams&>(pair), device(90, 0));
-  EXPECT_FALSE(pair_selection.key && pair_selection.key->op == OpKind::kvcache) << "D 192 / Dv 128";
-  for (const CudaPath path : {CudaPath::hopper, CudaPath::portable}) {
-    DeviceContext explicit_path = device(90, 0);
-    explicit_path.path = path;
-    expect_forward_kernel(select_kernel(OpKind::forward, forward, explicit_path), to_string(path));
-  }
-  const Selection backward = select_kernel(OpKind::backward, step, device(90, 0));
-  if (backward.key) EXPECT_EQ(backward.key->op, OpKind::backward);
 }
 
 // A D != Dv problem takes only a kernel built for its pair (D 192 / Dv 128: the Hopper and the portable

@@ -109,19 +109,6 @@ TEST(KVCachePlan, RequestedSplitsOverrideTheHeuristic) {
   EXPECT_EQ(plan_kvcache(p, kH200Sms).num_splits, choose_kvcache_splits(4 * 8, 32768, kH200Sms, 2, 128));
 }
 
-TEST(KVCachePlan, ForwardTakesTheDecodeKernelForOneRowBlockOfADenseCall) {
-  EXPECT_TRUE(forward_takes_decode_kernel(false, 1, 1, true));
-  EXPECT_TRUE(forward_takes_decode_kernel(false, 1, 16, true));
-  EXPECT_TRUE(forward_takes_decode_kernel(false, 4, 4, true));
-  EXPECT_TRUE(forward_takes_decode_kernel(false, 16, 1, true));
-  EXPECT_FALSE(forward_takes_decode_kernel(false, 17, 1, true));
-  EXPECT_FALSE(forward_takes_decode_kernel(false, 5, 4, true));
-  EXPECT_FALSE(forward_takes_decode_kernel(false, 1, 32, true));  // MQA of 32 heads: two row blocks
-  EXPECT_FALSE(forward_takes_decode_kernel(true, 1, 1, true));    // varlen: Sq differs per sequence
-  EXPECT_FALSE(forward_takes_decode_kernel(false, 1, 1, false));  // D != Dv
-  EXPECT_FALSE(forward_takes_decode_kernel(false, 1 << 30, 1 << 30, true));  // no int overflow
-}
-
 TEST(KVCachePlan, RowBlocksPackTheGroupsTokens) {
   KVCacheParams p = decode_params();
   EXPECT_EQ(plan_kvcache(p, kH200Sms).row_blocks, 1);  // 1 token x 4 heads
