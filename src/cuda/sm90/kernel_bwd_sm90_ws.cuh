@@ -6,10 +6,11 @@
 // those keys, and writes dK and dV once — summed over the group in registers, with no atomics and no
 // separate reduction. Query blocks that see none of the keys are never loaded. The CTAs are persistent
 // (one per SM, taking tiles in their order from a counter), so a tile's first Q and dO load under the
-// previous tile's last steps and epilogue, and the CTA's start is paid once.
+// previous tile's last steps and epilogue, and the CTA's start is paid once; or, where the tile says so
+// (BwdTileSm90::persistent_ctas), one per tile, started by the hardware in the tile order.
 // Deterministic runs make a tile wait for the tiles of lower key blocks of its (batch, kv head): they come
-// first in the tile order, and tiles are taken in that order, so the lowest unfinished tile has been taken
-// by a CTA whose earlier tiles are done, and it runs: the waits always end.
+// first in the tile order, and tiles are taken (or their CTAs started) in that order, so the lowest
+// unfinished tile has been taken by a CTA whose earlier tiles are done, and it runs: the waits always end.
 //
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
@@ -58,6 +59,14 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   extern __shared__ __align__(1024) char smem_buffer[];
   auto& smem = *reinterpret_cast<typename Layouts::SharedStorage*>(smem_buffer);
   const BackwardParams& p = params.base.problem;
+  // One CTA per tile (BwdTileSm90::persistent_ctas false): blockIdx.x is the CTA's only tile, and nothing
+  // carries over from one tile to another, so no ring, counter or cross-tile state takes registers.
+  constexpr bool kPersistent = bwd_tile_sm90(kHeadDim).persistent_ctas;
+  typename Mainloop::Work only_work;
+  if constexpr (!kPersistent) {
+    if (!Mainloop::make_work(params, static_cast<int>(blockIdx.x), only_work))
+      return;  // uniform over the CTA
+  }
 
   const int warp_group = cutlass::canonical_warp_group_idx();
   typename Pipeline::Params pipeline_params;
@@ -90,13 +99,17 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   // of kv_full and kv_empty. The Q / dO pipeline states run on across the tiles, so the producer loads a
   // tile's first stages while the consumers finish the previous tile.
   auto for_each_tile = [&](auto&& body) {  // the readers of the ring
-    typename Mainloop::Work work;
-    int with_work = 0;
-    for (int count = 0;; ++count) {
-      const int tile = TileRing::wait(smem.tile_ring, count);
-      TileRing::release(smem.tile_ring, count);
-      if (tile < 0) break;
-      if (Mainloop::make_work(params, tile, work)) body(work, with_work++);
+    if constexpr (kPersistent) {
+      typename Mainloop::Work work;
+      int with_work = 0;
+      for (int count = 0;; ++count) {
+        const int tile = TileRing::wait(smem.tile_ring, count);
+        TileRing::release(smem.tile_ring, count);
+        if (tile < 0) break;
+        if (Mainloop::make_work(params, tile, work)) body(work, with_work++);
+      }
+    } else {
+      body(only_work, 0);
     }
   };
 
@@ -105,16 +118,20 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     const int warp = threadIdx.x / 32;
     if (threadIdx.x == 0) {
       typename Mainloop::LoadState state;
-      typename Mainloop::Work work;
-      int with_work = 0;
-      for (int count = 0, tile = static_cast<int>(blockIdx.x);; ++count) {
-        const bool end = tile >= params.tiles;
-        TileRing::publish(smem.tile_ring, count, end ? -1 : tile);
-        if (end) break;
-        if (Mainloop::make_work(params, tile, work)) {
-          Mainloop::load(params, smem, pipeline, pipeline_do, work, with_work++, state);
+      if constexpr (kPersistent) {
+        typename Mainloop::Work work;
+        int with_work = 0;
+        for (int count = 0, tile = static_cast<int>(blockIdx.x);; ++count) {
+          const bool end = tile >= params.tiles;
+          TileRing::publish(smem.tile_ring, count, end ? -1 : tile);
+          if (end) break;
+          if (Mainloop::make_work(params, tile, work)) {
+            Mainloop::load(params, smem, pipeline, pipeline_do, work, with_work++, state);
+          }
+          tile = atomicAdd(params.base.workspace.tile_counter, 1) + static_cast<int>(gridDim.x);
         }
-        tile = atomicAdd(params.base.workspace.tile_counter, 1) + static_cast<int>(gridDim.x);
+      } else {
+        Mainloop::load(params, smem, pipeline, pipeline_do, only_work, 0, state);
       }
     }
     if (warp == Mainloop::kDqWriterWarp) {

@@ -37,7 +37,10 @@ Status launch_bwd_sm90(const BackwardParams& params, const AttentionArgs& args, 
         const BwdParamsSm90<Element, kHeadDim> main_params =
             make_bwd_params_sm90<Element, kHeadDim>(kernel_params, args, tiles, sms);
         // Persistent: one CTA per SM (the kernel's shared memory allows one) takes tiles in their order.
-        const unsigned ctas = sms > 0 ? std::min(tiles, static_cast<unsigned>(sms)) : tiles;
+        // Else one CTA per tile: each takes its own (blockIdx.x), and its next from the counter is past the
+        // last (gridDim.x + the count).
+        const bool persistent = bwd_tile_sm90(kHeadDim).persistent_ctas && sms > 0;
+        const unsigned ctas = persistent ? std::min(tiles, static_cast<unsigned>(sms)) : tiles;
         info.num_ctas = static_cast<int>(ctas);
         kernel<<<ctas, Layouts::kThreads, Layouts::kSmemBytes, stream>>>(main_params);
       });

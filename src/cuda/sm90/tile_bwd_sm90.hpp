@@ -63,6 +63,11 @@ struct BwdTileSm90 {
   /// their latency between its dQ and its next softmax. Pays at D 64, whose steps are the shortest (measured
   /// 1.008-1.060x, docs/PERF.md, backward session 29); at D 128 it ran 0.982-0.997x.
   bool defer_dq_hand_over;
+  /// One CTA per SM taking tiles in order from the workspace counter (the next once the current tile's
+  /// loads are issued, so its first stages load under the previous tile's last steps), rather than one CTA
+  /// per tile. Measured 0.990-1.057x at D 64 / 128 (docs/PERF.md, backward session 29); at D 256, never
+  /// A/B'd when it landed, the grid ran 0.966-0.980x session 26's one-CTA-per-tile kernel (session 35).
+  bool persistent_ctas;
 };
 
 /// The tile of head dim `head_dim` (0 fields for a head dim with no sm90 backward kernel).
@@ -78,23 +83,23 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // step's elementwise work being long enough here for the loads of the next to fall behind with fewer
     // stages ahead.
     case 64:
-      return {64, 128, 4, false, false, false, 2, true, true, true};
+      return {64, 128, 4, false, false, false, 2, true, true, true, true};
     // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
     // warpgroup's 64x64 dQ slice 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB,
     // dQ 32 KB fp32).
     // BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer fit 240 registers. A third stage (224 KB) ran
     // 0.971-0.986x (docs/PERF.md, backward session 24).
     case 128:
-      return {64, 128, 2, false, false, false, 0, false, false, false};
+      return {64, 128, 2, false, false, false, 0, false, false, false, true};
     // 64x64, head dim split (FlashAttention-3 takes 64x80): dK + dV halves take 128 fp32 per thread, Sᵀ and
     // dPᵀ of the warpgroup's 32 rows 16 each, one 64-column dQ slice 32. 225 KB smem (Q 2 x 32 KB, dO one
     // 32 KB stage, K, V 32 KB each, Pᵀ and dSᵀ 2 x 8 KB each, dQ 2 x 16 KB fp32, one slice per warpgroup).
     // 32 rows a step (the first version) ran each warpgroup's softmax phase alone and paid the step's
     // barriers and dQ hand-over per 32 rows: 1.10-1.21x slower (docs/PERF.md, backward session 22).
     case 256:
-      return {64, 64, 2, true, true, false, 0, false, false, false};
+      return {64, 64, 2, true, true, false, 0, false, false, false, false};
     default:
-      return {0, 0, 0, false, false, false, 0, false, false, false};
+      return {0, 0, 0, false, false, false, 0, false, false, false, false};
   }
 }
 
