@@ -247,9 +247,10 @@ struct BwdMainloopSm90 {
   }
 
   /// Producer: issues every TMA load of the CTA's tile `tile` (the tile-th with work): K and V once, and Q
-  /// and dO of each step in step order, continuing `state` from the previous tile. The first stages' Q and
-  /// dO go first: their stages free up during the previous tile's last steps, while its K and V buffers are
-  /// read until its epilogue has stored dK and dV from them (kv_empty). A tile with no step loads nothing
+  /// and dO of each step in step order, continuing `state` from the previous tile. With persistent CTAs the
+  /// first stages' Q and dO go first: their stages free up during the previous tile's last steps, while its K
+  /// and V buffers are read until its epilogue has stored dK and dV from them (kv_empty); with one CTA per
+  /// tile K and V go first. A tile with no step loads nothing
   /// and passes the buffers to its consumers (their epilogue stages zeros there). Called by one thread.
   __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem, Pipeline& pipeline,
                               PipelinedO& pipeline_do, const Work& work, int tile, LoadState& state) {
@@ -290,9 +291,13 @@ struct BwdMainloopSm90 {
                                tma.get_tma_tensor(params.shape_q)(_, _, head, work.tma_batch));
       return local_tile(m, Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(_, _0{}));
     };
-    // K and V follow the Q and dO of as many steps as the shallower ring holds: one more load would wait for
-    // a stage that only this tile's steps, which need K, can free.
-    const int keys_after = min(work.steps(), ring_stages()) - 1;
+    // Persistent CTAs: K and V follow the Q and dO of as many steps as the shallower ring holds (one more
+    // load would wait for a stage that only this tile's steps, which need K, can free), since the previous
+    // tile's epilogue may still hold their buffers. One CTA per tile: its buffers are free, and the first
+    // step needs K before anything else, so K and V go first.
+    constexpr bool kKeysFirst = !bwd_tile_sm90(kHeadDim).persistent_ctas;
+    if constexpr (kKeysFirst) load_keys();
+    const int keys_after = kKeysFirst ? -1 : min(work.steps(), ring_stages()) - 1;
     StepCoord at = work.first_step();
     for (int s = 0; s < work.steps(); ++s, at = work.after(at)) {
       const int head = at.head;
