@@ -7,7 +7,8 @@
 // separate reduction. Query blocks that see none of the keys are never loaded. The CTAs are persistent
 // (one per SM, taking tiles in their order from a counter), so a tile's first Q and dO load under the
 // previous tile's last steps and epilogue, and the CTA's start is paid once; or, where the tile says so
-// (BwdTileSm90::persistent_ctas), one per tile, started by the hardware in the tile order.
+// (BwdTileSm90::persistent_ctas false: D 256), one per tile, started by the hardware in the tile order, with
+// a one-tile body that keeps no ring or cross-tile state.
 // Deterministic runs make a tile wait for the tiles of lower key blocks of its (batch, kv head): they come
 // first in the tile order, and tiles are taken (or their CTAs started) in that order, so the lowest
 // unfinished tile has been taken by a CTA whose earlier tiles are done, and it runs: the waits always end.

@@ -65,8 +65,10 @@ struct BwdTileSm90 {
   bool defer_dq_hand_over;
   /// One CTA per SM taking tiles in order from the workspace counter (the next once the current tile's
   /// loads are issued, so its first stages load under the previous tile's last steps), rather than one CTA
-  /// per tile. Measured 0.990-1.057x at D 64 / 128 (docs/PERF.md, backward session 29); at D 256, never
-  /// A/B'd when it landed, the grid ran 0.966-0.980x session 26's one-CTA-per-tile kernel (session 35).
+  /// per tile. Measured 0.990-1.057x at D 64 / 128 (docs/PERF.md, backward session 29). At D 256 the
+  /// persistent kernel ran 0.978x its parent (session 36, bisected on an H100); one CTA per tile with a
+  /// one-tile kernel body (no tile ring or cross-tile state) and K / V loaded first measured 1.008x it
+  /// (0.997-1.023, S 512-1k full +2%), so D 256 takes that. Most of the 2.2% is still unexplained.
   bool persistent_ctas;
 };
 
