@@ -41,6 +41,13 @@ set(FLASHATTN_DTYPES "AUTO" CACHE STRING "CUDA kernel dtypes to build, e.g. fp16
 set(FLASHATTN_KERNEL_FAMILIES "ALL" CACHE STRING
     "CUDA kernel families to build: ALL, or some of fwd_sm80;fwd_sm90;bwd_sm80;bwd_sm90;kvcache_sm80")
 option(FLASHATTN_PTXAS_VERBOSE "Print registers, spills and shared memory of every CUDA kernel (-Xptxas -v)" OFF)
+# The kernel TUs' compiler launcher: times each TU and keeps its ptxas report next to its object
+# (cmake/check_spills.py reads those), echoing the report with FLASHATTN_PTXAS_VERBOSE.
+set(echo_ptxas OFF)
+if(FLASHATTN_PTXAS_VERBOSE)
+  set(echo_ptxas ON)
+endif()
+set(FLASHATTN_KERNEL_LAUNCHER ${PROJECT_SOURCE_DIR}/cmake/time_compile.sh --ptxas-echo=${echo_ptxas})
 # Measurement builds only (src/cuda/sm90/tile_fwd_sm90.hpp): turn one design choice of the sm90 kernels off.
 set(FLASHATTN_SM90_ABLATION "none" CACHE STRING
     "Ablation build of the sm90 kernels (the variants: FwdAblationSm90), none for the real kernels")
@@ -58,7 +65,7 @@ function(flashattn_add_kernel_objects target name sources cuda_archs arch_flags)
   set(objects ${target}_${name}_kernels)
   add_library(${objects} OBJECT ${sources})
   set_target_properties(${objects} PROPERTIES CUDA_ARCHITECTURES ${cuda_archs} POSITION_INDEPENDENT_CODE ON
-                        CUDA_COMPILER_LAUNCHER ${PROJECT_SOURCE_DIR}/cmake/time_compile.sh)
+                        CUDA_COMPILER_LAUNCHER "${FLASHATTN_KERNEL_LAUNCHER}")
   # CUTLASS as a system include, as on the target (the property below would pass it as a plain -I and
   # with it CUTLASS's own warnings).
   target_include_directories(${objects} SYSTEM PRIVATE ${FLASHATTN_CUTLASS_INCLUDE_DIR})
@@ -117,12 +124,11 @@ function(flashattn_add_cuda_sources target)
   list(LENGTH FLASHATTN_KERNEL_NAMES count)
   list(LENGTH FLASHATTN_GENERATED_KERNELS units)
   message(STATUS "flashattn: ${count} CUDA kernel instantiations in ${units} translation units: ${FLASHATTN_KERNEL_NAMES}")
-  set_source_files_properties(${FLASHATTN_GENERATED_KERNELS} PROPERTIES COMPILE_OPTIONS
-                              "$<$<BOOL:${FLASHATTN_PTXAS_VERBOSE}>:-Xptxas=-v>")
+  set_source_files_properties(${FLASHATTN_GENERATED_KERNELS} PROPERTIES COMPILE_OPTIONS -Xptxas=-v)
   # Each family compiles as src/cuda/generate_instantiations.py's FAMILIES says. Per-architecture families
   # and the registry are sources of the target itself (a pass per FLASHATTN_CUDA_ARCHS entry).
   target_sources(${target} PRIVATE ${FLASHATTN_KERNELS_PER_ARCH} ${FLASHATTN_GENERATED_REGISTRY})
-  set_target_properties(${target} PROPERTIES CUDA_COMPILER_LAUNCHER ${PROJECT_SOURCE_DIR}/cmake/time_compile.sh)
+  set_target_properties(${target} PROPERTIES CUDA_COMPILER_LAUNCHER "${FLASHATTN_KERNEL_LAUNCHER}")
   # Architecture-neutral families: one compute_80 PTX (cicc once, the bulk of a TU's time), assembled for
   # every real architecture of the build (90a -> sm_90: this code uses no sm_90a-only instruction) and
   # embedded for the driver to JIT on newer GPUs.
