@@ -37,8 +37,8 @@ Status launch_bwd_sm90(const BackwardParams& params, const AttentionArgs& args, 
         const BwdParamsSm90<Element, kHeadDim> main_params =
             make_bwd_params_sm90<Element, kHeadDim>(kernel_params, args, tiles, sms);
         // Persistent: one CTA per SM (the kernel's shared memory allows one) takes tiles in their order.
-        // Else one CTA per tile: each takes its own (blockIdx.x), and its next from the counter is past the
-        // last (gridDim.x + the count).
+        // Else one CTA per tile, whose one-tile body computes tile blockIdx.x (and a persistent body
+        // launched so, without an SM count, takes its next from the counter past the last).
         const bool persistent = bwd_tile_sm90(kHeadDim).persistent_ctas && sms > 0;
         const unsigned ctas = persistent ? std::min(tiles, static_cast<unsigned>(sms)) : tiles;
         info.num_ctas = static_cast<int>(ctas);

@@ -250,8 +250,8 @@ struct BwdMainloopSm90 {
   /// and dO of each step in step order, continuing `state` from the previous tile. With persistent CTAs the
   /// first stages' Q and dO go first: their stages free up during the previous tile's last steps, while its K
   /// and V buffers are read until its epilogue has stored dK and dV from them (kv_empty); with one CTA per
-  /// tile K and V go first. A tile with no step loads nothing
-  /// and passes the buffers to its consumers (their epilogue stages zeros there). Called by one thread.
+  /// tile K and V go first. A tile with no step loads nothing and passes the buffers to its consumers
+  /// (their epilogue stages zeros there). Called by one thread.
   __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem, Pipeline& pipeline,
                               PipelinedO& pipeline_do, const Work& work, int tile, LoadState& state) {
     using namespace cute;
