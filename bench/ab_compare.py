@@ -28,6 +28,12 @@ def cells(path, impl):
     return {(r["D"], r["causal"], r["B"], r["Sq"], r["Sk"]): r[value] for r in rows if r["impl"] == impl}
 
 
+def device(path):
+    """The GPU a run's JSON names (peers.py's env.gpu, the CLI's env.cuda_device.name), or None."""
+    env = json.load(open(path)).get("env", {})
+    return env.get("gpu") or (env.get("cuda_device") or {}).get("name")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--a", nargs="+", required=True, help="runs of the change")
@@ -40,6 +46,13 @@ def main():
     a = [cells(path, args.impl) for path in args.a]
     b = [cells(path, args.b_impl or args.impl) for path in args.b]
     print(f"rows: {args.impl}" + (f" against {args.b_impl}" if args.b_impl else ""))
+    # A ratio is a property of one machine: name it, and say so when the sides' runs name different GPUs.
+    sides = {side: {device(path) for path in paths} - {None} for side, paths in (("A", args.a), ("B", args.b))}
+    if sides["A"] and sides["A"] == sides["B"] and len(sides["A"]) == 1:
+        print(f"device: {next(iter(sides['A']))}")
+    elif sides["A"] or sides["B"]:
+        print(f"WARNING: the runs name different GPUs (A: {', '.join(sorted(sides['A'])) or '?'}; "
+              f"B: {', '.join(sorted(sides['B'])) or '?'}): these ratios compare machines, not code")
     peer = [cells(path, args.peer) for path in args.peer_runs]
     keys = [k for k in a[0] if all(k in run for run in a + b)]
     print("D   causal  B   Sq     Sk    | A runs           | B runs           | A/B    | " + args.peer)
