@@ -89,14 +89,14 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // step's elementwise work being long enough here for the loads of the next to fall behind with fewer
     // stages ahead.
     case 64:
-      return {64, 128, 4, false, 16, false, 2, true, true, true, true};
+      return {64, 128, 4, false, 32, false, 2, true, true, true, true};
     // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
     // warpgroup's 64x64 dQ slice 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB,
     // dQ 32 KB fp32).
     // BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer fit 240 registers. A third stage (224 KB) ran
     // 0.971-0.986x (docs/PERF.md, backward session 24).
     case 128:
-      return {64, 128, 2, false, 16, false, 0, false, false, false, true};
+      return {64, 128, 2, false, 32, false, 0, false, false, false, true};
     // 64x64, head dim split (FlashAttention-3 takes 64x80): dK + dV halves take 128 fp32 per thread, Sᵀ and
     // dPᵀ of the warpgroup's 32 rows 16 each, one 64-column dQ slice 32. 225 KB smem (Q 2 x 32 KB, dO one
     // 32 KB stage, K, V 32 KB each, Pᵀ and dSᵀ 2 x 8 KB each, dQ 2 x 16 KB fp32, one slice per warpgroup).
