@@ -164,9 +164,9 @@ constexpr long long bwd_heads_per_section(bool right_window_bounded, long long b
   return heads_per_section(batch_heads, pair_bytes, kBwdSectionL2Bytes);
 }
 
-/// Whether the Hopper backward's key blocks walk their query blocks from staggered starts (wrapping; the
-/// tile's BwdTileSm90::walk_group says which) rather than all from the first: for a tile that asks for it,
-/// only with an unbounded right window and only when not deterministic.
+/// Whether the Hopper backward's key block n walks its query blocks from n mod blocks (wrapping) rather
+/// than from the first: for a tile that asks for it (BwdTileSm90::rotated_walk, where a step adds the most
+/// dQ per FLOP), only with an unbounded right window and only when not deterministic.
 /// With an unbounded right window every key block's walk would start at query block 0, and the CTAs running
 /// at once (consecutive key blocks of a head: bwd_heads_per_section's sections are for a bounded window only)
 /// would add their dQ into the same rows together; L2 serialises reduce-adds into one address. A bounded

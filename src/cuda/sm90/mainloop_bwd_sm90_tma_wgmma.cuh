@@ -187,16 +187,10 @@ struct BwdMainloopSm90 {
                                           work.n0, kBlockM, kBlockN);
     work.m_whole_begin = whole.begin;
     work.m_whole_end = whole.end;
-    // params.rotated_walk (core::bwd_rotated_walk): key block n starts at query block
-    // (n - n mod walk_group) mod blocks (BwdTileSm90::walk_group).
-    constexpr int kWalkGroup = bwd_tile_sm90(kHeadDim).walk_group;
-    if constexpr (kWalkGroup > 0) {
-      const int blocks = work.m_end - work.m_begin;
-      const bool rotate = params.rotated_walk && blocks > 0;
-      work.m_first = rotate ? work.m_begin + work.n_block / kWalkGroup * kWalkGroup % blocks : work.m_begin;
-    } else {
-      work.m_first = work.m_begin;
-    }
+    // params.rotated_walk (core::bwd_rotated_walk): key block n starts at query block n mod blocks.
+    const int blocks = work.m_end - work.m_begin;
+    const bool rotate = params.rotated_walk && blocks > 0;
+    work.m_first = rotate ? work.m_begin + work.n_block % blocks : work.m_begin;
     work.q_row_offset = p.q_start(work.batch);
     work.k_row_offset = p.k_start(work.batch);
     work.tma_batch = p.is_varlen() ? 0 : work.batch;

@@ -98,7 +98,7 @@ BwdParamsSm90<Element, kHeadDim> make_bwd_params_sm90(const BwdKernelParams& bas
           shape_k,
           shape_dq,
           section_heads,
-          core::bwd_rotated_walk(bwd_tile_sm90(kHeadDim).walk_group > 0, bounded, p.deterministic),
+          core::bwd_rotated_walk(bwd_tile_sm90(kHeadDim).rotated_walk, bounded, p.deterministic),
           descending,
           static_cast<int>(ctas)};
 }

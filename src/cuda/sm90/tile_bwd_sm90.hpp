@@ -27,17 +27,14 @@ struct BwdTileSm90 {
   int block_n;          ///< Keys per CTA: 64 per consumer warpgroup, or 64 when they split the head dim.
   int stages;           ///< Depth of the Q (/ dO) ring.
   bool split_head_dim;  ///< The consumer warpgroups split the head dim rather than the keys (see above).
-  /// With an unbounded right window and not deterministic (core::bwd_rotated_walk), the key blocks walk the
-  /// query blocks from different starts rather than all from 0, so that the CTAs running at once
+  /// With an unbounded right window and not deterministic (core::bwd_rotated_walk), key block n walks the
+  /// query blocks from n mod blocks (wrapping) rather than from 0, so that the CTAs running at once
   /// (consecutive key blocks of a head) add their dQ into different rows: L2 serialises reduce-adds into the
-  /// same address. Key blocks come in groups of `walk_group` consecutive ones sharing a start: group g walks
-  /// from query block g * walk_group mod blocks (0: every walk from the first query block). One start per
-  /// key block (1) pays where a step adds the most dQ per FLOP (D 256: 64 keys a CTA, twice the CTAs per
-  /// head of D 128) and cost D 128 the L2 reuse of Q and dO by CTAs walking together (measured full
-  /// attention, B·S = 16k, docs/PERF.md, backward session 23: D 256 1.01-1.13x, D 128 0.99-1.00x, D 64
-  /// 0.99-1.01x); groups keep that reuse within a group and divide the additions into one row by the
-  /// number of groups running at once.
-  int walk_group;
+  /// same address. It pays where a step adds the most dQ per FLOP (D 256: 64 keys a CTA, twice the CTAs per
+  /// head of D 128), and costs the L2 reuse of Q and dO by CTAs walking together elsewhere. Measured full
+  /// attention, B·S = 16k (docs/PERF.md, backward session 23): D 256 1.01-1.13x, D 128 0.99-1.00x, D 64
+  /// 0.99-1.01x.
+  bool rotated_walk;
   /// Keys split only: each consumer warpgroup computes dQ over its own 64 keys and the whole head dim
   /// (rather than its half of the head dim over all BLOCK_N keys) and hands it to the dQ writer by itself,
   /// so no barrier joins the two warpgroups within a step: a warpgroup's dQ reads only its own dS. The two
@@ -89,23 +86,23 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // step's elementwise work being long enough here for the loads of the next to fall behind with fewer
     // stages ahead.
     case 64:
-      return {64, 128, 4, false, 32, false, 2, true, true, true, true};
+      return {64, 128, 4, false, false, false, 2, true, true, true, true};
     // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
     // warpgroup's 64x64 dQ slice 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB,
     // dQ 32 KB fp32).
     // BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer fit 240 registers. A third stage (224 KB) ran
     // 0.971-0.986x (docs/PERF.md, backward session 24).
     case 128:
-      return {64, 128, 2, false, 32, false, 0, false, false, false, true};
+      return {64, 128, 2, false, false, false, 0, false, false, false, true};
     // 64x64, head dim split (FlashAttention-3 takes 64x80): dK + dV halves take 128 fp32 per thread, Sᵀ and
     // dPᵀ of the warpgroup's 32 rows 16 each, one 64-column dQ slice 32. 225 KB smem (Q 2 x 32 KB, dO one
     // 32 KB stage, K, V 32 KB each, Pᵀ and dSᵀ 2 x 8 KB each, dQ 2 x 16 KB fp32, one slice per warpgroup).
     // 32 rows a step (the first version) ran each warpgroup's softmax phase alone and paid the step's
     // barriers and dQ hand-over per 32 rows: 1.10-1.21x slower (docs/PERF.md, backward session 22).
     case 256:
-      return {64, 64, 2, true, 1, false, 0, false, false, false, false};
+      return {64, 64, 2, true, true, false, 0, false, false, false, false};
     default:
-      return {0, 0, 0, false, 0, false, 0, false, false, false, false};
+      return {0, 0, 0, false, false, false, 0, false, false, false, false};
   }
 }
 
