@@ -68,8 +68,9 @@ struct BwdTileSm90 {
   /// per tile. Measured 0.990-1.057x at D 64 / 128 (docs/PERF.md, backward session 29). At D 256 the
   /// persistent kernel ran 0.978x its parent (session 36, bisected on an H100); one CTA per tile with a
   /// one-tile kernel body (no tile ring or cross-tile state) and K / V loaded first measured 1.008x it
-  /// (0.997-1.023, S 512-1k full +2%), so D 256 takes that. The rest is consume()'s kv_full wait for a
-  /// tile without steps, whose path alone makes ptxas spill D 256's consumers (candidate fc9732e).
+  /// (0.997-1.023, S 512-1k full +2%), so D 256 takes that; without the kv_full wait for a tile without
+  /// steps, which a one-tile CTA does not need and whose path alone made ptxas spill its consumers,
+  /// 1.013x more (session 37).
   bool persistent_ctas;
 };
 
