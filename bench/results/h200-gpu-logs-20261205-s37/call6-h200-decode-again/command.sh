@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# Session 37, call 6 (same warm H200, call 5's build): the decode grid twice more (its noise), and the D 128
+# backward grid once more (the S 16k headline's second sample), flashattn and cuDNN.
+L=$OUT/logs; mkdir -p $L; t0=$SECONDS; export FLASHATTN_COMMIT=$(cat .commit); for i in 2 3; do PYTHONPATH=build-gpu/python timeout 60 python3 bench/peers.py --json $L/decode_$i.json --op decode > $L/decode_$i.log 2>&1; echo "decode $i rc=$? at $((SECONDS-t0))"; done; PYTHONPATH=build-gpu/python timeout $((150-SECONDS+t0)) python3 bench/peers.py --json $L/bwd_d128.json --op bwd --head-dims 128 --impls flashattn,cudnn > $L/bwd_d128.log 2>&1; echo "bwd rc=$? at $((SECONDS-t0))"; sed -n '/^ceilings/,$p' $L/bwd_d128.log | head -16; for i in 2 3; do sed -n '/^B /,$p' $L/decode_$i.log; done; cd $OUT && tar czf logs.tgz logs && rm -rf logs
