@@ -6,8 +6,12 @@
 # with the implementations in the other order, cuDNN first and flashattn last; (2) the same grid in the
 # usual order; (3) decode_splits.py of the three cells. If flashattn's cells move with the order, peers.py
 # should time the implementations in interleaved rounds (what scripts/ab does for its two sides).
+# (4) Then B 1 L 32k, the widest dense gap with a stable cause (0.95x cuDNN in every run since session 21,
+# 32 splits through the combine kernel): each implementation's timings (decode_once --time) and ncu of one
+# step's kernels, ours (decode + combine) and cuDNN's, natural clock: how much of the 2.3 us is the combine
+# kernel and its dependency, how much the main kernel's ramp and tail.
 # Prepare: git rev-parse HEAD > .commit; carry ["third_party/cutlass", ".commit"]; run through
-# ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 330).
+# ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 480).
 set -uo pipefail
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 [[ $gpu == *H200* ]] || { echo "not an H200 ($gpu): nothing run"; exit 0; }
@@ -26,4 +30,19 @@ run decode_usual 40 bench/peers.py --json "$L/decode_usual.json" --op decode --i
 run splits_dense 40 bench/decode_splits.py --batches 16,64 --lengths 1024,32768 --splits 0,1,2 --json "$L/splits_dense.json"
 for n in decode_reversed decode_usual; do sed -n '/^B /,$p' "$L/$n.log"; done
 tail -12 "$L/splits_dense.log"
+export PYTHONPATH=build-gpu/python
+for impl in flashattn cudnn; do
+  timeout 40 python3 bench/decode_once.py --impl "$impl" --batch 1 --length 32768 --time 200 > "$L/b1_time_$impl.log" 2>&1
+  echo "b1 time $impl rc=$? at $((SECONDS - t0)) s"; cat "$L/b1_time_$impl.log"
+done
+timeout 60 ncu --clock-control none --set full -k regex:'decode_sm80|combine_decode' --launch-skip 4 -c 4 \
+  -o "$L/ncu_b1_ours" python3 bench/decode_once.py --batch 1 --length 32768 --runs 4 > "$L/ncu_b1_ours.log" 2>&1
+echo "ncu ours rc=$? at $((SECONDS - t0)) s"
+timeout 60 ncu --clock-control none --set full -k regex:'sdpa|fmha|cudnn|flash|attn' --launch-skip 2 -c 2 \
+  -o "$L/ncu_b1_cudnn" python3 bench/decode_once.py --impl cudnn --batch 1 --length 32768 --runs 4 \
+  > "$L/ncu_b1_cudnn.log" 2>&1
+echo "ncu cudnn rc=$? at $((SECONDS - t0)) s"
+for n in b1_ours b1_cudnn; do ncu -i "$L/ncu_$n.ncu-rep" --page details > "$L/ncu_${n}_details.txt" 2>&1; done
+grep -E "^  [a-zA-Z_].*\(|Duration|Grid Size|Cluster Size|DRAM Throughput" "$L"/ncu_b1_*_details.txt | head -40
+rm -f "$L"/*.ncu-rep
 echo "done at $((SECONDS - t0)) s"
