@@ -46,23 +46,6 @@ def decode_call(batch, length, page_size, num_splits, device="cuda", impl="flash
     return call
 
 
-def graph_back_to_back_us(call, count):
-    """Microseconds per call of `count` replays of a CUDA graph of `call`, back to back."""
-    graph, stream = torch.cuda.CUDAGraph(), torch.cuda.Stream()
-    with torch.cuda.stream(stream):
-        call()
-        with torch.cuda.graph(graph, stream=stream):
-            call()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(count):
-        graph.replay()
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end) * 1e3 / count
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch", type=int, default=1)
@@ -105,12 +88,12 @@ def main():
             times.append(start.elapsed_time(end) * 1e3)
         times.sort()
         print(f"after an L2 flush: {times[len(times) // 2]:.1f} us/call (median of {args.time})")
+        from peers import graph_back_to_back_us, time_ms  # bench/ is this script's directory, first on sys.path
+
         # The same call replayed from a CUDA graph, as bench/peers.py times it.
         print(f"graph replay, back to back: {graph_back_to_back_us(call, args.time):.1f} us/call")
         # bench/peers.py's own timing of this call (an L2 flush, then a graph replay, per sample): the
         # session-5 grid measured B 64 L 32k 14% slower there than the three timings above.
-        from peers import time_ms  # bench/ is this script's directory, first on sys.path
-
         median, p10, p90 = time_ms(call, args.time, graph=True)
         print(f"peers.time_ms: {median * 1e3:.1f} us/call (p10 {p10 * 1e3:.1f}, p90 {p90 * 1e3:.1f})")
 

@@ -17,7 +17,7 @@ import sys
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from decode_once import decode_call, graph_back_to_back_us  # noqa: E402
+from decode_once import decode_call  # noqa: E402
 
 import flashattn  # noqa: E402
 
@@ -38,7 +38,7 @@ def main():
     args = parser.parse_args()
     device = "cpu" if args.dry_run else "cuda"
     if not args.dry_run:
-        from peers import environment, time_ms  # bench/ is this script's directory, first on sys.path
+        from peers import environment, graph_back_to_back_us, time_ms  # bench/: this script's directory
     rows = []
     for batch in ints(args.batches):
         for length in ints(args.lengths):

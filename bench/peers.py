@@ -31,7 +31,10 @@ added in key-block order), for the cost of bitwise-reproducible gradients in the
             x cache length L in {1024, 8192, 32768, 131072} (B * L <= 64 * 32768); flashattn runs a dense
             cache ("flashattn") and a paged one with 16-token pages ("flashattn_paged16"), the SDPA peers
             the dense (B, Hkv, L, D) K/V with enable_gqa. Timed by CUDA-graph replay (kernel time); the
-            rows report GB/s of K and V read (2 * B * L * Hkv * D * element size over the time).
+            rows report GB/s of K and V read (2 * B * L * Hkv * D * element size over the time) and, beside
+            the flushed step's time, the same graph replayed back to back ("us_graph_back_to_back"): for a
+            cache well past the L2 the two agree within a few percent, so a flushed time well above it there
+            is the measurement's state, not the kernel (docs/PERF.md, decode session 37).
 FLOPs count the query heads, 2*B*Hq*S*S*(D + Dv) (halved when causal; 4*B*Hq*S*S*D when Dv = D): grouping
 K/V heads does not change them.
 The SDPA and flex peers get grouped K/V with enable_gqa=True; a peer that rejects it is timed on K/V
@@ -261,6 +264,25 @@ def time_ms(fn, samples, graph=False):
         times.append(start.elapsed_time(end))
     times.sort()
     return statistics.median(times), times[len(times) // 10], times[(len(times) * 9) // 10]
+
+
+def graph_back_to_back_us(call, count):
+    """Microseconds per call of `count` replays of a CUDA graph of `call`, back to back: no flush and no host
+    lead between them, so the GPU's state (L2, clocks) is the previous replay's. Decode rows report it beside
+    time_ms's flushed step, so that a flushed timing far above it for a cache past the L2 shows in the row."""
+    graph, stream = torch.cuda.CUDAGraph(), torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        call()
+        with torch.cuda.graph(graph, stream=stream):
+            call()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(count):
+        graph.replay()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e3 / count
 
 
 def ceilings():
@@ -523,6 +545,7 @@ def bench_decode_point(args, impls, dtype, point):
             row["verified"], row["max_abs_err"] = verify(out, ref, base)
             row["ms_median"], row["ms_p10"], row["ms_p90"] = time_ms(run, args.samples, graph=True)
             row["us_median"] = row["ms_median"] * 1e3
+            row["us_graph_back_to_back"] = graph_back_to_back_us(run, args.samples)
             row["gbps"] = kv_bytes / row["ms_median"] / 1e6
             row["tflops"] = None
         except Exception as error:  # a failing implementation is reported, not dropped
