@@ -12,27 +12,27 @@
 # Prepare: git rev-parse HEAD > .commit; carry ["third_party/cutlass", ".commit"]; run through
 # ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 450).
 set -uo pipefail
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-[[ $gpu == *H200* ]] || { echo "not an H200 ($gpu): nothing run"; exit 0; }
-L=$OUT/logs; mkdir -p "$L"; t0=$SECONDS
+source scripts/device-call-lib.sh
+device_only H200 || exit 0
+L=$OUT/logs; mkdir -p "$L"
 FLASHATTN_COMMIT=$(cat .commit); export FLASHATTN_COMMIT
-export FLASHATTN_HEAD_DIMS="128" FLASHATTN_DTYPES="bf16" FLASHATTN_KERNEL_FAMILIES="fwd_sm90;bwd_sm90"
-FLASHATTN_CUDA_ARCHS=90a FLASHATTN_GPU_STEPS="build" timeout 200 scripts/gpu "$L/build" | tail -3
-echo "build at $((SECONDS - t0)) s"; rm -f "$L/build/build.log"
+FLASHATTN_HEAD_DIMS="128" FLASHATTN_DTYPES="bf16" FLASHATTN_KERNEL_FAMILIES="fwd_sm90;bwd_sm90" \
+  FLASHATTN_GPU_STEPS=build device_build "$L/build" 200
 cells=("gqa16k 32 8 16384" "gqa32k 32 8 32768" "mha16k 16 16 16384")
 for cell in "${cells[@]}"; do
   read -r name heads heads_kv seqlen <<< "$cell"
   args=(bench --backend cuda --op bwd --batch 1 --heads "$heads" --heads-kv "$heads_kv" --seqlen-q "$seqlen"
         --head-dim 128 --causal)
   timeout 40 build-gpu/flashattn "${args[@]}" --samples 5 --warmup 2 > "$L/time_$name.log" 2>&1
-  echo "time $name rc=$? at $((SECONDS - t0)) s"; tail -3 "$L/time_$name.log"
+  echo "time $name rc=$? at $((SECONDS - device_t0)) s"; tail -3 "$L/time_$name.log"
   timeout 90 ncu --clock-control none --set full -k regex:bwd_sm90 --launch-skip 1 -c 1 -o "$L/ncu_$name" \
     build-gpu/flashattn "${args[@]}" --samples 2 --warmup 1 --quiet > "$L/ncu_$name.log" 2>&1
-  echo "ncu $name rc=$? at $((SECONDS - t0)) s"
+  echo "ncu $name rc=$? at $((SECONDS - device_t0)) s"
   ncu -i "$L/ncu_$name.ncu-rep" --page details > "$L/ncu_${name}_details.txt" 2>&1
-  ncu -i "$L/ncu_$name.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$L/ncu_${name}_sass.csv.gz"
+  ncu -i "$L/ncu_$name.ncu-rep" --page source --csv --print-source sass 2>/dev/null |
+    gzip > "$L/ncu_${name}_sass.csv.gz"
   grep -E "Duration|L2 Hit Rate|DRAM Throughput|Memory Throughput|L1/TEX Hit|Compute \(SM\) Throughput" \
     "$L/ncu_${name}_details.txt" | head -8
 done
 rm -f "$L"/*.ncu-rep
-echo "done at $((SECONDS - t0)) s"
+echo "done at $((SECONDS - device_t0)) s"

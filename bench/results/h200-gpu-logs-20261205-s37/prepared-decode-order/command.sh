@@ -13,36 +13,36 @@
 # Prepare: git rev-parse HEAD > .commit; carry ["third_party/cutlass", ".commit"]; run through
 # ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 480).
 set -uo pipefail
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-[[ $gpu == *H200* ]] || { echo "not an H200 ($gpu): nothing run"; exit 0; }
-L=$OUT/logs; mkdir -p "$L"; t0=$SECONDS
+source scripts/device-call-lib.sh
+device_only H200 || exit 0
+L=$OUT/logs; mkdir -p "$L"
 FLASHATTN_COMMIT=$(cat .commit); export FLASHATTN_COMMIT
-export FLASHATTN_HEAD_DIMS="128" FLASHATTN_DTYPES="bf16" FLASHATTN_KERNEL_FAMILIES="fwd_sm90;kvcache_sm80"
-FLASHATTN_CUDA_ARCHS=90a FLASHATTN_GPU_STEPS="build torch" timeout 200 scripts/gpu "$L/build" | tail -3
-echo "build at $((SECONDS - t0)) s"; rm -f "$L/build/build.log"
-run() {  # log name, limit, arguments
+FLASHATTN_HEAD_DIMS="128" FLASHATTN_DTYPES="bf16" FLASHATTN_KERNEL_FAMILIES="fwd_sm90;kvcache_sm80" \
+  device_build "$L/build" 200
+run() {  # log name, limit, a bench/ script and its arguments
   local name=$1 limit=$2; shift 2
   PYTHONPATH=build-gpu/python timeout "$limit" python3 "$@" > "$L/$name.log" 2>&1
-  echo "$name rc=$? at $((SECONDS - t0)) s"
+  echo "$name rc=$? at $((SECONDS - device_t0)) s"
 }
-run decode_reversed 40 bench/peers.py --json "$L/decode_reversed.json" --op decode --impls cudnn,fa2,flashattn
-run decode_usual 40 bench/peers.py --json "$L/decode_usual.json" --op decode --impls flashattn,fa2,cudnn
-run splits_dense 40 bench/decode_splits.py --batches 16,64 --lengths 1024,32768 --splits 0,1,2 --json "$L/splits_dense.json"
+device_peers "$L" decode_reversed 40 --op decode --impls cudnn,fa2,flashattn
+device_peers "$L" decode_usual 40 --op decode --impls flashattn,fa2,cudnn
+run splits_dense 40 bench/decode_splits.py --batches 16,64 --lengths 1024,32768 --splits 0,1,2 \
+  --json "$L/splits_dense.json"
 for n in decode_reversed decode_usual; do sed -n '/^B /,$p' "$L/$n.log"; done
 tail -12 "$L/splits_dense.log"
-export PYTHONPATH=build-gpu/python
 for impl in flashattn cudnn; do
-  timeout 40 python3 bench/decode_once.py --impl "$impl" --batch 1 --length 32768 --time 200 > "$L/b1_time_$impl.log" 2>&1
-  echo "b1 time $impl rc=$? at $((SECONDS - t0)) s"; cat "$L/b1_time_$impl.log"
+  run "b1_time_$impl" 40 bench/decode_once.py --impl "$impl" --batch 1 --length 32768 --time 200
+  cat "$L/b1_time_$impl.log"
 done
+export PYTHONPATH=build-gpu/python
 timeout 60 ncu --clock-control none --set full -k regex:'decode_sm80|combine_decode' --launch-skip 4 -c 4 \
   -o "$L/ncu_b1_ours" python3 bench/decode_once.py --batch 1 --length 32768 --runs 4 > "$L/ncu_b1_ours.log" 2>&1
-echo "ncu ours rc=$? at $((SECONDS - t0)) s"
+echo "ncu ours rc=$? at $((SECONDS - device_t0)) s"
 timeout 60 ncu --clock-control none --set full -k regex:'sdpa|fmha|cudnn|flash|attn' --launch-skip 2 -c 2 \
   -o "$L/ncu_b1_cudnn" python3 bench/decode_once.py --impl cudnn --batch 1 --length 32768 --runs 4 \
   > "$L/ncu_b1_cudnn.log" 2>&1
-echo "ncu cudnn rc=$? at $((SECONDS - t0)) s"
+echo "ncu cudnn rc=$? at $((SECONDS - device_t0)) s"
 for n in b1_ours b1_cudnn; do ncu -i "$L/ncu_$n.ncu-rep" --page details > "$L/ncu_${n}_details.txt" 2>&1; done
 grep -E "^  [a-zA-Z_].*\(|Duration|Grid Size|Cluster Size|DRAM Throughput" "$L"/ncu_b1_*_details.txt | head -40
 rm -f "$L"/*.ncu-rep
-echo "done at $((SECONDS - t0)) s"
+echo "done at $((SECONDS - device_t0)) s"

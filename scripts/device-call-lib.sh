@@ -1,0 +1,38 @@
+# shellcheck shell=bash
+# Helpers for device call scripts (bench/results/*/command.sh), sourced after `set -uo pipefail`, so that
+# each call script states only what it measures:
+#   source scripts/device-call-lib.sh
+#   device_only H200 || exit 0           # on any other GPU: say so and run nothing
+#   device_build "$L/build" 200          # scripts/gpu build + torch with the FLASHATTN_* variables set
+#   device_peers "$L" fwd 90 --op fwd --impls flashattn,cudnn
+# Every helper prints one line with the seconds since the first helper's call.
+device_t0=${device_t0:-$SECONDS}
+
+# device_only NAME: true when the GPU's name contains NAME; otherwise prints that nothing ran.
+device_only() {
+  local gpu
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  [[ $gpu == *"$1"* ]] && return 0
+  echo "not an $1 ($gpu): nothing run"
+  return 1
+}
+
+# device_build OUTDIR LIMIT: builds the kernels the FLASHATTN_* variables select (sm_90a) with the torch
+# binding (FLASHATTN_GPU_STEPS overrides the steps), scripts/gpu's summary last; the build log is dropped
+# (kernels.txt and spills.txt stay).
+device_build() {
+  FLASHATTN_CUDA_ARCHS=${FLASHATTN_CUDA_ARCHS:-90a} FLASHATTN_GPU_STEPS=${FLASHATTN_GPU_STEPS:-build torch} \
+    timeout "$2" "$(dirname "${BASH_SOURCE[0]}")/gpu" "$1" | tail -3
+  echo "build rc=${PIPESTATUS[0]} at $((SECONDS - device_t0)) s"
+  rm -f "$1/build.log"
+}
+
+# device_peers LOGDIR NAME LIMIT ARGS...: bench/peers.py ARGS with the build's binding, into NAME.json and
+# NAME.log under LOGDIR.
+device_peers() {
+  local dir=$1 name=$2 limit=$3
+  shift 3
+  PYTHONPATH=build-gpu/python timeout "$limit" python3 bench/peers.py --json "$dir/$name.json" "$@" \
+    >"$dir/$name.log" 2>&1
+  echo "$name rc=$? at $((SECONDS - device_t0)) s"
+}
