@@ -9,23 +9,20 @@
 # Sk 8k wins clearly on the H200; Sk 1k ran 0.87-0.91x on the H100, so a length bound may be needed.
 # Prepare on main: git cherry-pick a38cd10; git rev-parse HEAD > .commit; carry ["third_party/cutlass",
 # ".commit"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 300).
+# (Session 37: opens with scripts/device-call-lib.sh's guard, so an H100 start runs nothing.)
 set -uo pipefail
-L=$OUT/logs; mkdir -p "$L"; t0=$SECONDS
+source scripts/device-call-lib.sh
+device_only H200 || exit 0
+L=$OUT/logs; mkdir -p "$L"
 nvidia-smi --query-gpu=name,clocks.sm --format=csv > "$L/gpu.txt"; cat "$L/gpu.txt"
-export FLASHATTN_HEAD_DIMS="128" FLASHATTN_DTYPES=bf16 FLASHATTN_KERNEL_FAMILIES="fwd_sm90;kvcache_sm80"
-FLASHATTN_CUDA_ARCHS=90a FLASHATTN_GPU_STEPS="build torch" timeout 200 scripts/gpu "$L/build" | tail -4
-echo "build at $((SECONDS - t0)) s"; rm -f "$L/build/build.log"
-peers() {  # log name, limit, peers.py arguments
-  local name=$1 limit=$2; shift 2
-  PYTHONPATH=build-gpu/python timeout "$limit" python3 bench/peers.py --json "$L/$name.json" "$@" > "$L/$name.log" 2>&1
-  echo "$name rc=$? at $((SECONDS - t0)) s"
-}
+FLASHATTN_HEAD_DIMS="128" FLASHATTN_DTYPES=bf16 FLASHATTN_KERNEL_FAMILIES="fwd_sm90;kvcache_sm80" \
+  device_build "$L/build" 200
 for round in 1 2; do
   for path in auto hopper; do
-    peers "gqa_short_${path}_$round" 20 --op fwd --grid gqa-short --impls flashattn --path "$path"
+    device_peers "$L" "gqa_short_${path}_$round" 20 --op fwd --grid gqa-short --impls flashattn --path "$path"
   done
 done
-peers gqa_short 30 --op fwd --grid gqa-short --impls flashattn,cudnn
+device_peers "$L" gqa_short 30 --op fwd --grid gqa-short --impls flashattn,cudnn
 python3 bench/ab_compare.py --a "$L"/gqa_short_auto_?.json --b "$L"/gqa_short_hopper_?.json --peer none
 sed -n '/^ceilings/,$p' "$L/gqa_short.log"
-echo "done at $((SECONDS - t0)) s"
+echo "done at $((SECONDS - device_t0)) s"
