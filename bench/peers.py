@@ -9,8 +9,11 @@ computed for sampled query rows only (the first 128, 128 in the middle and the l
 causal mask see every key) and only those rows are compared. Times are CUDA-event medians of >= 20
 samples after warm-up, with the L2 flushed between samples and then a 2 ms sleep kernel before the start
 event (--host-lead-us), so that what is timed is the GPU's work on the call, not the host's time to enqueue
-it nor the flush's write-back; points under 50 us are timed by CUDA-graph replay. The chip's ceilings (8192^3 bf16 matmul, 2 GiB device copy) and the harness's floor for a short call
-(a 4-byte kernel replayed from a graph after the L2 flush) are measured in the same run.
+it nor the flush's write-back; points under 50 us are timed by CUDA-graph replay. The implementations of a
+point are set up and verified first, then timed in interleaved rounds, each round starting with the next
+implementation (time_interleaved_ms), so that none always runs first after the reference. The chip's
+ceilings (8192^3 bf16 matmul, 2 GiB device copy) and the harness's floor for a short call (a 4-byte kernel
+replayed from a graph after the L2 flush) are measured in the same run.
 
 Grids (--grid), all in --dtype (bf16 by default), layout (B, S, H, D), Sq = Sk = S:
   paper     the FlashAttention papers': B*S = 16384 tokens, hidden 2048 (H = 2048 / D), D in {64, 128, 256},
@@ -228,9 +231,9 @@ def flush_l2():
         _L2_FLUSH.sum()
 
 
-def time_ms(fn, samples, graph=False):
-    """Median, p10, p90 of `samples` CUDA-event timings (graph replay when a call is under 50 us, or always
-    with `graph`)."""
+def timed_call(fn, graph=False):
+    """Warms `fn` up and returns what the samples time: `fn` itself, or the replay of a CUDA graph of it when
+    one call takes under 50 us (or always with `graph`)."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -239,31 +242,91 @@ def time_ms(fn, samples, graph=False):
     fn()
     end.record()
     torch.cuda.synchronize()
-    call = fn
-    if graph or start.elapsed_time(end) < 0.05:
-        graph = torch.cuda.CUDAGraph()
-        stream = torch.cuda.Stream()
-        with torch.cuda.stream(stream):
+    if not graph and start.elapsed_time(end) >= 0.05:
+        return fn
+    graph = torch.cuda.CUDAGraph()
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        fn()
+        with torch.cuda.graph(graph, stream=stream):
             fn()
-            with torch.cuda.graph(graph, stream=stream):
-                fn()
-        torch.cuda.synchronize()
-        call = graph.replay
-    times = []
-    for _ in range(samples):
-        flush_l2()
-        # The events time the GPU from `start` on: when the host takes longer to enqueue the call than the
-        # flush takes to run, the GPU idles inside the timed span. A sleep enqueued before `start` gives the
-        # host that lead (--host-lead-us).
-        if _HOST_LEAD_CYCLES:
-            torch.cuda._sleep(_HOST_LEAD_CYCLES)
-        start.record()
-        call()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
+    torch.cuda.synchronize()
+    return graph.replay
+
+
+def flushed_sample_ms(call):
+    """One CUDA-event timing of `call` after an L2 flush and the host lead."""
+    flush_l2()
+    # The events time the GPU from `start` on: when the host takes longer to enqueue the call than the flush
+    # takes to run, the GPU idles inside the timed span. A sleep enqueued before `start` gives the host that
+    # lead (--host-lead-us).
+    if _HOST_LEAD_CYCLES:
+        torch.cuda._sleep(_HOST_LEAD_CYCLES)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    call()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)
+
+
+def median_p10_p90(times):
+    times = sorted(times)
     return statistics.median(times), times[len(times) // 10], times[(len(times) * 9) // 10]
+
+
+def time_ms(fn, samples, graph=False):
+    """Median, p10, p90 of `samples` flushed timings of `fn` (timed_call decides on graph replay)."""
+    call = timed_call(fn, graph)
+    return median_p10_p90([flushed_sample_ms(call) for _ in range(samples)])
+
+
+def time_interleaved_ms(calls, samples):
+    """time_ms for the implementations of one point together: round k times every call of `calls` (from
+    timed_call) once, starting with call k mod n, so that each implementation takes each place in a round
+    equally often and none is always the first timed after the point's reference. (Timed one after another,
+    the first implementation of a decode point read 6-9% slow at B 64 L 1k, whichever it was: docs/PERF.md,
+    decode session 38.) Returns, per call, (median, p10, p90) or the exception it raised; a call that raises
+    leaves the rounds."""
+    times = [[] for _ in calls]
+    failed = {}
+    for k in range(samples):
+        for j in range(len(calls)):
+            i = (k + j) % len(calls)
+            if i in failed:
+                continue
+            try:
+                times[i].append(flushed_sample_ms(calls[i]))
+            except Exception as error:  # reported in that implementation's row
+                failed[i] = error
+    return [failed[i] if i in failed else median_p10_p90(times[i]) for i in range(len(calls))]
+
+
+def failed_row(row, error):
+    """`row` marked as failed by `error` (a failing implementation is reported, not dropped)."""
+    row.update({"kernel": None, "verified": False, "error": f"{type(error).__name__}: {error}"[:400],
+                "ms_median": None, "gbps": None, "tflops": None})
+    return row
+
+
+def time_rows(timed, samples, graph=False):
+    """Times the prepared (row, fn) pairs of one point in interleaved rounds (time_interleaved_ms) and returns
+    each row with ms_median / ms_p10 / ms_p90, or marked failed. A fn whose warm-up raises fails alone."""
+    calls = []
+    for row, fn in timed:
+        try:
+            calls.append(timed_call(fn, graph))
+        except Exception as error:
+            failed_row(row, error)
+            calls.append(None)
+    live = [i for i, call in enumerate(calls) if call is not None]
+    for i, result in zip(live, time_interleaved_ms([calls[i] for i in live], samples)):
+        row = timed[i][0]
+        if isinstance(result, Exception):
+            failed_row(row, result)
+        else:
+            row["ms_median"], row["ms_p10"], row["ms_p90"] = result
+    return [row for row, _ in timed]
 
 
 def graph_back_to_back_us(call, count):
@@ -446,7 +509,7 @@ def bench_point(args, impls, dtype, point):
     flops = 2 * batch * heads * seqlen_q * seqlen * (dim + dim_v) * (0.5 if causal else 1.0)
     if args.op == "bwd":
         flops *= 2.5
-    rows = []
+    rows, timed = [], []  # every implementation's row; (row, fn) of those that ran and verified
     for name in impls:
         row = {"op": args.op, "impl": name, "dtype": args.dtype, "B": batch, "H": heads, "Hk": heads_kv, "Sq": seqlen_q,
                "Sk": seqlen, "D": dim, "Dv": dim_v, "causal": causal, "window": [-1, 0 if causal else -1],
@@ -481,13 +544,13 @@ def bench_point(args, impls, dtype, point):
             if args.op == "bwd":
                 row["kernel"] = kernel()  # the backward's kernel, recorded by the run just made
             row["peak_mem_bytes"] = torch.cuda.max_memory_allocated() - before
-            row["ms_median"], row["ms_p10"], row["ms_p90"] = time_ms(fn, args.samples)
-            row["tflops"] = flops / row["ms_median"] / 1e9
-            row["gbps"] = None
-        except Exception as error:  # a failing peer is reported, not dropped
-            row.update({"kernel": None, "verified": False, "error": f"{type(error).__name__}: {error}"[:400],
-                        "ms_median": None, "tflops": None})
+            timed.append((row, fn))
+        except Exception as error:
+            failed_row(row, error)
         rows.append(row)
+    for row in time_rows(timed, args.samples):
+        if row.get("ms_median"):
+            row["tflops"], row["gbps"] = flops / row["ms_median"] / 1e9, None
     return rows
 
 
@@ -524,7 +587,7 @@ def bench_decode_point(args, impls, dtype, point):
     ref = attention(q, k, v, False, torch.float32)
     base = attention(q, k, v, False, dtype)
     kv_bytes = 2 * batch * length * heads_kv * dim * q.element_size()
-    rows = []
+    rows, timed = [], []
     names = [n for name in impls for n in ((name, f"{name}_paged{DECODE_PAGE_SIZE}") if name == "flashattn" else (name,))]
     for name in names:
         row = {"op": "decode", "impl": name, "dtype": args.dtype, "B": batch, "H": heads, "Hk": heads_kv, "Sq": 1,
@@ -543,15 +606,16 @@ def bench_decode_point(args, impls, dtype, point):
 
                 row["num_splits"] = flashattn.last_run()["num_splits"]  # the split heuristic's choice
             row["verified"], row["max_abs_err"] = verify(out, ref, base)
-            row["ms_median"], row["ms_p10"], row["ms_p90"] = time_ms(run, args.samples, graph=True)
+            del out
+            timed.append((row, run))
+        except Exception as error:
+            failed_row(row, error)
+        rows.append(row)
+    for row, run in zip(time_rows(timed, args.samples, graph=True), (run for _, run in timed)):
+        if row.get("ms_median"):
             row["us_median"] = row["ms_median"] * 1e3
             row["us_graph_back_to_back"] = graph_back_to_back_us(run, args.samples)
-            row["gbps"] = kv_bytes / row["ms_median"] / 1e6
-            row["tflops"] = None
-        except Exception as error:  # a failing implementation is reported, not dropped
-            row.update({"kernel": None, "verified": False, "error": f"{type(error).__name__}: {error}"[:400],
-                        "ms_median": None, "gbps": None, "tflops": None})
-        rows.append(row)
+            row["gbps"], row["tflops"] = kv_bytes / row["ms_median"] / 1e6, None
     return rows
 
 
