@@ -11,7 +11,9 @@ samples after warm-up, with the L2 flushed between samples and then a 2 ms sleep
 event (--host-lead-us), so that what is timed is the GPU's work on the call, not the host's time to enqueue
 it nor the flush's write-back; points under 50 us are timed by CUDA-graph replay. The implementations of a
 point are set up and verified first, then timed in interleaved rounds, each round starting with the next
-implementation (time_interleaved_ms), so that none always runs first after the reference. The chip's
+implementation (time_interleaved_ms), so that none always runs first after the reference; each row's
+"clocks" gives the SM clock range, peak power and power-capped share sampled while its point's rounds ran
+(bench/clock_log.py: long runs here hold the SM clock under the power cap). The chip's
 ceilings (8192^3 bf16 matmul, 2 GiB device copy) and the harness's floor for a short call (a 4-byte kernel
 replayed from a graph after the L2 flush) are measured in the same run.
 
@@ -59,6 +61,8 @@ from typing import NamedTuple
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from clock_log import ClockLog
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SDPA_BACKENDS = {"fa2": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
@@ -211,6 +215,7 @@ def environment():
             "sm_clock_mhz": None, "argv": sys.argv}
 
 
+_CLOCK_LOG = None  # the run's ClockLog (main): each point's timed rounds get its clock summary
 _L2_FLUSH = None
 L2_FLUSH_MODES = ("zero", "read")
 _L2_FLUSH_MODE = "zero"
@@ -311,7 +316,10 @@ def failed_row(row, error):
 
 def time_rows(timed, samples, graph=False):
     """Times the prepared (row, fn) pairs of one point in interleaved rounds (time_interleaved_ms) and returns
-    each row with ms_median / ms_p10 / ms_p90, or marked failed. A fn whose warm-up raises fails alone."""
+    each row with ms_median / ms_p10 / ms_p90, or marked failed, and with "clocks": the SM clock, power and
+    power-cap share sampled while the rounds ran (clock_log.py; shared by the point's implementations, which
+    the rounds interleave). A fn whose warm-up raises fails alone."""
+    start = ClockLog.now()
     calls = []
     for row, fn in timed:
         try:
@@ -326,6 +334,9 @@ def time_rows(timed, samples, graph=False):
             failed_row(row, result)
         else:
             row["ms_median"], row["ms_p10"], row["ms_p90"] = result
+    clocks = _CLOCK_LOG.window(start, ClockLog.now()) if _CLOCK_LOG else None
+    for row, _ in timed:
+        row["clocks"] = clocks
     return [row for row, _ in timed]
 
 
@@ -638,8 +649,25 @@ def summarize_decode(result):
 
 
 def main():
+    global _CLOCK_LOG
+    _CLOCK_LOG = ClockLog()
+    try:
+        run(parse_args())
+    finally:
+        _CLOCK_LOG.close()
+
+
+def clock_label(rows):
+    """"SM a-b MHz" over the point's timed rounds (with the power-capped share when any), "" without samples."""
+    clocks = next((row["clocks"] for row in rows if row.get("clocks")), None)
+    if not clocks or not clocks["samples"]:
+        return ""
+    capped = f", {clocks['power_capped_share']:.0%} power-capped" if clocks["power_capped_share"] else ""
+    return f"  [SM {clocks['sm_mhz_min']:.0f}-{clocks['sm_mhz_max']:.0f} MHz{capped}]"
+
+
+def run(args):
     global _L2_FLUSH_MODE, _HOST_LEAD_CYCLES
-    args = parse_args()
     _L2_FLUSH_MODE = args.l2_flush
     # torch.cuda._sleep spins for a number of SM clock cycles: converted at the part's maximum clock, so the
     # lead is at least the asked time.
@@ -661,7 +689,8 @@ def main():
             rows = bench_decode_point(args, impls, dtype, point)
             result["rows"].extend(rows)
             cells = "  ".join(f"{r['impl']} {r['gbps']:.0f}" if r.get("gbps") else f"{r['impl']} FAIL" for r in rows)
-            print(f"[{index + 1}/{len(points)}] decode B{point.batch} L{point.seqlen}: {cells} GB/s", flush=True)
+            print(f"[{index + 1}/{len(points)}] decode B{point.batch} L{point.seqlen}: {cells} GB/s"
+                  f"{clock_label(rows)}", flush=True)
             continue
         rows = bench_point(args, impls, dtype, point)
         result["rows"].extend(rows)
@@ -669,7 +698,7 @@ def main():
         mask = "causal" if point.causal else "full"
         lengths = f"{point.seqlen}" if point.query_len == point.seqlen else f"{point.query_len}/{point.seqlen}"
         print(f"[{index + 1}/{len(points)}] D{point.dims_label} {mask:6} S{lengths:<6} "
-              f"B{point.batch} H{point.heads}/{point.heads_kv}: {cells} TFLOP/s", flush=True)
+              f"B{point.batch} H{point.heads}/{point.heads_kv}: {cells} TFLOP/s{clock_label(rows)}", flush=True)
     result["env"]["sm_clock_mhz"] = nvidia_smi("clocks.sm")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
