@@ -58,7 +58,7 @@ class ClockLog:
         try:
             self._process = subprocess.Popen(
                 ["nvidia-smi", "-i", "0", f"--query-gpu={QUERY}", "--format=csv,noheader,nounits",
-                 f"-lms={interval_ms}"], stdout=self._file, stderr=subprocess.DEVNULL)
+                 "-lms", str(interval_ms)], stdout=self._file, stderr=subprocess.DEVNULL)
         except OSError:
             self._process = None
 
