@@ -5,8 +5,17 @@
 #   device_only H200 || exit 0           # on any other GPU: say so and run nothing
 #   device_build "$L/build" 200          # scripts/gpu build + torch with the FLASHATTN_* variables set
 #   device_peers "$L" fwd 90 --op fwd --impls flashattn,cudnn
-# Every helper prints one line with the seconds since the first helper's call.
+# Every helper prints one line with the seconds since the first helper's call. Sourcing it also sets L to
+# $OUT/logs (created) and exports FLASHATTN_COMMIT from .commit when the call carried one, the two lines every
+# call script began with.
 device_t0=${device_t0:-$SECONDS}
+# shellcheck disable=SC2034  # L is the sourcing script's
+L=${OUT:?device-call-lib.sh: OUT must name the device call output folder}/logs
+mkdir -p "$L"
+if [[ -f .commit ]]; then
+  FLASHATTN_COMMIT=$(cat .commit)
+  export FLASHATTN_COMMIT
+fi
 
 # device_only NAME: true when the GPU's name contains NAME; otherwise prints that nothing ran.
 device_only() {

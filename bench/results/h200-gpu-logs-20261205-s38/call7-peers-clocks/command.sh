@@ -6,9 +6,7 @@
 # ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 230).
 set -uo pipefail
 source scripts/device-call-lib.sh
-L=$OUT/logs; mkdir -p "$L"
 nvidia-smi --query-gpu=name --format=csv,noheader
-FLASHATTN_COMMIT=$(cat .commit); export FLASHATTN_COMMIT
 FLASHATTN_HEAD_DIMS="128" FLASHATTN_DTYPES="bf16" FLASHATTN_KERNEL_FAMILIES="fwd_sm90;kvcache_sm80" \
   device_build "$L/build" 150
 device_peers "$L" decode 50 --op decode --impls flashattn,fa2,cudnn

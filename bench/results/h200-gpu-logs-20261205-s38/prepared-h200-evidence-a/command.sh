@@ -10,8 +10,6 @@
 set -uo pipefail
 source scripts/device-call-lib.sh
 device_only H200 || exit 0
-L=$OUT/logs; mkdir -p "$L"
-FLASHATTN_COMMIT=$(cat .commit); export FLASHATTN_COMMIT
 FLASHATTN_HEAD_DIMS="64;128;256" FLASHATTN_DTYPES="fp16;bf16" FLASHATTN_KERNEL_FAMILIES="fwd_sm90;bwd_sm90;kvcache_sm80" \
   device_build "$L/build" 260
 device_peers "$L" decode 60 --op decode --impls flashattn,fa2,cudnn

@@ -8,8 +8,6 @@ set -uo pipefail
 source scripts/device-call-lib.sh
 device_only H200 || exit 0
 [[ -d build-gpu/python ]] || { echo "no build-gpu/ from part A on this machine: nothing run"; exit 0; }
-L=$OUT/logs; mkdir -p "$L"
-FLASHATTN_COMMIT=$(cat .commit); export FLASHATTN_COMMIT
 device_peers "$L" bwd_gqa_long 90 --op bwd --grid gqa-long --impls flashattn,cudnn
 device_peers "$L" fwd_gqa_long 70 --op fwd --grid gqa-long --impls flashattn,cudnn
 device_peers "$L" fwd_fp16 50 --op fwd --dtype fp16 --head-dims 128 --impls flashattn,cudnn
