@@ -449,6 +449,13 @@ def reference_grads(q, k, v, causal, grad, matmul_dtype):
     return torch.autograd.grad(out, leaves, grad.float())
 
 
+def backward_call(out, inputs, grad):
+    """A zero-argument callable computing the gradients of `out` with respect to `inputs` for `grad`, its
+    graph kept for the next call. Its own function, so that it holds these tensors: a lambda in
+    bench_point's loop would see the loop's last implementation's when time_rows calls it after the loop."""
+    return lambda: torch.autograd.grad(out, inputs, grad, retain_graph=True)
+
+
 def verify_grads(grads, q, k, v, causal, grad):
     """verify() of each of dq, dk, dv against the float32 reference, with the base in q's dtype."""
     refs = reference_grads(q, k, v, causal, grad, torch.float32)
@@ -541,7 +548,7 @@ def bench_point(args, impls, dtype, point):
                 run, _ = make_impl(name, qg, kg, vg, causal, args.path)
                 out = run()
                 grad = torch.randn_like(out)
-                fn = lambda: torch.autograd.grad(out, (qg, kg, vg), grad, retain_graph=True)  # noqa: E731
+                fn = backward_call(out, (qg, kg, vg), grad)
                 if seqlen <= GRAD_VERIFY_MAX_SEQLEN and not row["kv_expanded"]:
                     row["grads_verified"], row["grads_max_abs_err"] = verify_grads(fn(), q, k_in, v_in, causal, grad)
                 else:
