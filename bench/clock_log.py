@@ -48,6 +48,13 @@ def summarize(samples):
             "power_capped_share": round(capped / len(samples), 3), "reasons_seen": hex(reasons)}
 
 
+# nvidia-smi under a shell that ends it when its parent (the benchmark) is gone, checked each second, or when
+# the shell itself is asked to end (close()): a benchmark killed by a time limit leaves no sampler running.
+SAMPLER = ('nvidia-smi "$@" & sampler=$!; trap \'kill "$sampler" 2>/dev/null; exit 0\' TERM; '
+           'while kill -0 "$PPID" 2>/dev/null && kill -0 "$sampler" 2>/dev/null; do sleep 1; done; '
+           'kill "$sampler" 2>/dev/null')
+
+
 class ClockLog:
     """nvidia-smi sampling in the background from construction to close(); window() reads what it wrote so
     far. Without nvidia-smi every window is {"samples": 0}."""
@@ -57,7 +64,7 @@ class ClockLog:
         self._file = os.fdopen(handle, "w")
         try:
             self._process = subprocess.Popen(
-                ["nvidia-smi", "-i", "0", f"--query-gpu={QUERY}", "--format=csv,noheader,nounits",
+                ["sh", "-c", SAMPLER, "sh", "-i", "0", f"--query-gpu={QUERY}", "--format=csv,noheader,nounits",
                  "-lms", str(interval_ms)], stdout=self._file, stderr=subprocess.DEVNULL)
         except OSError:
             self._process = None
