@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Prepared in session 38 (not yet run; any GPU with 132 SMs, an H100 is fine for the ratio): the D 128
+# backward with dQ added by the consumers' 8-byte vector reductions (4f92d26, BwdTileSm90::dq_by_red) instead
+# of the shared-memory staging and the dQ writer's TMA reduce-add, outside deterministic runs. Why: by the
+# model of docs/PERF.md ("Backward, session 38") the D 128 step moves ~370 KB through shared memory against
+# ~2,560 tensor cycles, and the staging is 64 KB of it (written by the consumers, read by the TMA); a 2024
+# ncu note (dq_staging_sm90.cuh) already had the kernel bound by shared-memory wavefronts. Risk: session 5's
+# first kernel lost with per-thread dQ atomics (scalar, after waiting for every product); these are vector,
+# issued as soon as dQ lands. Predicted: +3-8% at D 128 full and causal if the model holds (more at long S),
+# a loss if the LSU path or L2's atomic units bind instead. Best run after prepared-bwd-smem-port-profile.
+# This call: scripts/ab, the D 128 backward grid, two runs a side, change = main + 4f92d26, base = main; the
+# change's CudaBackwardSm90.* tests first (quick tier, gate: the sweep against the oracle runs the new path,
+# the deterministic reruns the writer's), then memcheck of the off-tile and varlen tests (the row guard),
+# then the gqa-long backward of both sides at 16k / 32k if time is left. Keep if >= 1.02 with no cell below
+# 0.99 and the tests pass.
+# Prepare on main: git cherry-pick 4f92d26; rm -rf .ab && mkdir .ab;
+#   git archive HEAD~1 -o .ab/base.tar -- . ':!bench/results'; gzip .ab/base.tar; git rev-parse HEAD > .commit
+# Carry [".ab", "third_party/cutlass", ".commit"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 480).
+set -uo pipefail
+source scripts/device-call-lib.sh
+nvidia-smi --query-gpu=name --format=csv,noheader
+gunzip -f .ab/*.tar.gz
+FLASHATTN_HEAD_DIMS="128" AB_FAMILIES="fwd_sm90;bwd_sm90" AB_CHANGE_STEPS=build AB_TREE_JOBS=8 \
+  FLASHATTN_GPU_TIER=quick AB_TESTS='CudaBackwardSm90.*' AB_TESTS_TIMEOUT=120 AB_TESTS_GATE=1 \
+  AB_PEERS_ARGS="--op bwd --head-dims 128" timeout 360 scripts/ab "$L/ab" .ab/base.tar 2>&1 |
+  tee "$L/ab.log" | grep -E "^(ab:|[0-9]|rows|D |geometric)"
+echo "ab rc=${PIPESTATUS[0]} at $((SECONDS - device_t0)) s"
+grep -E "^\[  (     OK|FAILED|  SKIPPED) \]" "$L/ab/tests.log" | head -20
+left=$((460 - SECONDS + device_t0))
+((left > 40)) && FLASHATTN_GPU_STEPS=memcheck FLASHATTN_HEAD_DIMS="128" \
+  FLASHATTN_SANITIZER_FILTER='CudaBackwardSm90.VarlenCausalRowsWithoutKeys:CudaBackwardSm90.LengthsOffTileMultiples' \
+  FLASHATTN_SANITIZER_TIMEOUT=$((left - 10)) scripts/gpu "$L/memcheck" | tail -2
+rm -f "$L/ab/change/build.log"
+echo "done at $((SECONDS - device_t0)) s"
