@@ -3,7 +3,7 @@
 # backward with dQ added by the consumers' 8-byte vector reductions (4f92d26, BwdTileSm90::dq_by_red) instead
 # of the shared-memory staging and the dQ writer's TMA reduce-add, outside deterministic runs. Why: by the
 # model of docs/PERF.md ("Backward, session 38") the D 128 step moves ~370 KB through shared memory against
-# ~2,560 tensor cycles, and the staging is 64 KB of it (written by the consumers, read by the TMA); a 2024
+# ~2,560 tensor cycles, and the staging is 64 KB of it (written by the consumers, read by the TMA); an earlier
 # ncu note (dq_staging_sm90.cuh) already had the kernel bound by shared-memory wavefronts. Risk: session 5's
 # first kernel lost with per-thread dQ atomics (scalar, after waiting for every product); these are vector,
 # issued as soon as dQ lands. Predicted: +3-8% at D 128 full and causal if the model holds (more at long S),
