@@ -32,23 +32,6 @@ __device__ __forceinline__ void copy_chunk_async(Element* smem_dst, const Elemen
   cute::SM80_CP_ASYNC_CACHEGLOBAL<cute::uint128_t>::copy(*reinterpret_cast<const cute::uint128_t*>(gmem_src),
                                                          *reinterpret_cast<cute::uint128_t*>(smem_dst));
 }
-/// copy_chunk_async for a cache row, with an L2 policy that evicts the row's lines first when `read_once`:
-/// when each K and V byte of the cache is read by one CTA only (one block of packed query rows per split),
-/// its lines need not outlive the copy, and evicted first they leave the rest of L2 where it is (the
-/// caller's data; in a benchmark, the dirty lines of its L2 flush, which are otherwise written back to HBM
-/// while the cache streams in). Several row blocks read the same rows, which then keep the normal policy.
-/// Both policies are constants the compiler computes once (createpolicy has no side effect).
-template <class Element>
-__device__ __forceinline__ void copy_cache_chunk_async(Element* smem_dst, const Element* gmem_src,
-                                                       bool read_once) {
-  std::uint64_t evict_first, evict_normal;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0;" : "=l"(evict_first));
-  asm("createpolicy.fractional.L2::evict_normal.b64 %0;" : "=l"(evict_normal));
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
-                   cute::cast_smem_ptr_to_uint(smem_dst)),
-               "l"(gmem_src), "l"(read_once ? evict_first : evict_normal)
-               : "memory");
-}
 template <class Element>
 __device__ __forceinline__ void zero_chunk(Element* smem_dst) {
   *reinterpret_cast<uint4*>(smem_dst) = make_uint4(0u, 0u, 0u, 0u);
@@ -134,24 +117,16 @@ struct DecodeMainloopSm80 {
     v_dst = &sV(row % kWarpN, col);
   }
 
-  /// Whether each cache row is read by one CTA only: the call's packed query rows fit one block.
-  __device__ __forceinline__ static bool reads_cache_once(const DecodeKernelParams& params) {
-    return params.rows <= kBlockM;
-  }
-
   /// Copies the chunk at column `col` of key `key`'s K and V rows to k_dst / v_dst, or zero-fills them when
   /// the key lies past the sequence (its row may be in an unallocated page).
   __device__ __forceinline__ static void copy_or_zero_chunk(const DecodeKernelParams& params,
                                                             const CacheRows& cache, const Work& work, int key,
                                                             int col, Element* k_dst, Element* v_dst) {
     if (key < work.seqlen_k) {
-      const bool read_once = reads_cache_once(params);
       std::int64_t k_offset, v_offset;
       cache.offsets(key, k_offset, v_offset);
-      copy_cache_chunk_async(k_dst, static_cast<const Element*>(params.fwd.problem.k) + k_offset + col,
-                             read_once);
-      copy_cache_chunk_async(v_dst, static_cast<const Element*>(params.fwd.problem.v) + v_offset + col,
-                             read_once);
+      copy_chunk_async(k_dst, static_cast<const Element*>(params.fwd.problem.k) + k_offset + col);
+      copy_chunk_async(v_dst, static_cast<const Element*>(params.fwd.problem.v) + v_offset + col);
     } else {
       zero_chunk(k_dst);
       zero_chunk(v_dst);
@@ -172,7 +147,6 @@ struct DecodeMainloopSm80 {
     const int col = tid % kChunksPerRow * 8;
     const int first_key = n * kBlockN + first_row;
     const bool full = (n + 1) * kBlockN <= work.seqlen_k;  // uniform over the CTA
-    const bool read_once = reads_cache_once(params);
     if (full && cache.paged() && cache.narrow()) {
       // A whole tile of a paged cache with 32-bit strides (any realistic one): no bound checks, and each
       // row's page lookup and address in a handful of instructions.
@@ -182,8 +156,8 @@ struct DecodeMainloopSm80 {
         chunk_destinations(smem, slot, first_row + i * kRowsPerPass, col, k_dst, v_dst);
         std::int64_t k_offset, v_offset;
         cache.paged_offsets_narrow(first_key + i * kRowsPerPass, k_offset, v_offset);
-        copy_cache_chunk_async(k_dst, k + k_offset + col, read_once);
-        copy_cache_chunk_async(v_dst, v + v_offset + col, read_once);
+        copy_chunk_async(k_dst, k + k_offset + col);
+        copy_chunk_async(v_dst, v + v_offset + col);
       }
       return;
     }
@@ -200,8 +174,8 @@ struct DecodeMainloopSm80 {
       for (int i = 0; i < kChunksPerThread; ++i) {
         Element *k_dst, *v_dst;
         chunk_destinations(smem, slot, first_row + i * kRowsPerPass, col, k_dst, v_dst);
-        copy_cache_chunk_async(k_dst, k_src, read_once);
-        copy_cache_chunk_async(v_dst, v_src, read_once);
+        copy_chunk_async(k_dst, k_src);
+        copy_chunk_async(v_dst, v_src);
         k_src += k_step;
         v_src += v_step;
       }
