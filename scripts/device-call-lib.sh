@@ -5,6 +5,8 @@
 #   device_only H200 || exit 0           # on any other GPU: say so and run nothing
 #   device_build "$L/build" 200          # scripts/gpu build + torch with the FLASHATTN_* variables set
 #   device_peers "$L" fwd 90 --op fwd --impls flashattn,cudnn
+#   AB_TESTS='CudaBackwardSm90.*' AB_PEERS_ARGS="--op bwd" device_ab "$L/ab" 360   # scripts/ab, .ab/base.tar
+#   device_memcheck "$L/memcheck" 'CudaBackwardSm90.LengthsOffTileMultiples' 60
 # Every helper prints one line with the seconds since the first helper's call. Sourcing it also sets L to
 # $OUT/logs (created) and exports FLASHATTN_COMMIT from .commit when the call carried one, the two lines every
 # call script began with.
@@ -44,4 +46,27 @@ device_peers() {
   PYTHONPATH=build-gpu/python timeout "$limit" python3 bench/peers.py --json "$dir/$name.json" "$@" \
     >"$dir/$name.log" 2>&1
   echo "$name rc=$? at $((SECONDS - device_t0)) s"
+}
+
+# device_ab OUTDIR LIMIT: scripts/ab of the working tree against .ab/base.tar (gzipped when carried), with the
+# AB_* and FLASHATTN_* variables the caller set; by default the change's build steps "build", its tests at the
+# quick tier as a gate (AB_TESTS). Prints the ratios and the tests' verdicts; the whole log is OUTDIR.log.
+device_ab() {
+  local out=$1 limit=$2
+  gunzip -f .ab/*.tar.gz 2>/dev/null
+  AB_CHANGE_STEPS=${AB_CHANGE_STEPS:-build} FLASHATTN_GPU_TIER=${FLASHATTN_GPU_TIER:-quick} \
+    AB_TESTS_GATE=${AB_TESTS_GATE:-1} timeout "$limit" "$(dirname "${BASH_SOURCE[0]}")/ab" "$out" .ab/base.tar \
+    >"$out.log" 2>&1
+  echo "ab rc=$? at $((SECONDS - device_t0)) s"
+  grep -E "^(ab:|[0-9]|rows|D |geometric)" "$out.log"
+  grep -hE "^\[  (     OK|FAILED|  SKIPPED) \]" "$out"/tests*.log 2>/dev/null | head -20
+  rm -f "$out/change/build.log"
+}
+
+# device_memcheck OUTDIR FILTER SECONDS: compute-sanitizer memcheck of the GPU tests FILTER names (the build
+# in build-gpu), when at least 40 of SECONDS are left for it.
+device_memcheck() {
+  (($3 > 40)) || { echo "memcheck skipped (no time)"; return; }
+  FLASHATTN_GPU_STEPS=memcheck FLASHATTN_SANITIZER_FILTER=$2 FLASHATTN_SANITIZER_TIMEOUT=$(($3 - 10)) \
+    "$(dirname "${BASH_SOURCE[0]}")/gpu" "$1" | tail -2
 }

@@ -19,16 +19,9 @@
 set -uo pipefail
 source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name --format=csv,noheader
-gunzip -f .ab/*.tar.gz
-FLASHATTN_HEAD_DIMS="128" AB_FAMILIES="fwd_sm90;bwd_sm90" AB_CHANGE_STEPS=build AB_TREE_JOBS=8 \
-  FLASHATTN_GPU_TIER=quick AB_TESTS='CudaBackwardSm90.*' AB_TESTS_TIMEOUT=120 AB_TESTS_GATE=1 \
-  AB_PEERS_ARGS="--op bwd --head-dims 128" timeout 360 scripts/ab "$L/ab" .ab/base.tar 2>&1 |
-  tee "$L/ab.log" | grep -E "^(ab:|[0-9]|rows|D |geometric)"
-echo "ab rc=${PIPESTATUS[0]} at $((SECONDS - device_t0)) s"
-grep -E "^\[  (     OK|FAILED|  SKIPPED) \]" "$L/ab/tests.log" | head -20
-left=$((460 - SECONDS + device_t0))
-((left > 40)) && FLASHATTN_GPU_STEPS=memcheck FLASHATTN_HEAD_DIMS="128" \
-  FLASHATTN_SANITIZER_FILTER='CudaBackwardSm90.VarlenCausalRowsWithoutKeys:CudaBackwardSm90.LengthsOffTileMultiples' \
-  FLASHATTN_SANITIZER_TIMEOUT=$((left - 10)) scripts/gpu "$L/memcheck" | tail -2
-rm -f "$L/ab/change/build.log"
+FLASHATTN_HEAD_DIMS="128" AB_FAMILIES="fwd_sm90;bwd_sm90" AB_TREE_JOBS=8 AB_TESTS='CudaBackwardSm90.*' \
+  AB_TESTS_TIMEOUT=120 AB_PEERS_ARGS="--op bwd --head-dims 128" device_ab "$L/ab" 360
+FLASHATTN_HEAD_DIMS="128" device_memcheck "$L/memcheck" \
+  'CudaBackwardSm90.VarlenCausalRowsWithoutKeys:CudaBackwardSm90.LengthsOffTileMultiples' \
+  $((460 - SECONDS + device_t0))
 echo "done at $((SECONDS - device_t0)) s"
