@@ -1,7 +1,9 @@
 """bench/peers.py's interleaved timing rounds, with a stand-in torch whose CUDA events read a virtual clock
 that each timed call advances by its own duration: every implementation of a point is timed `samples` times,
 its own duration lands in its own row, round k starts with implementation k mod n, and one that raises is
-reported in its row while the others keep their times. (peers.py needs torch; this machine has none.)"""
+reported in its row while the others keep their times; and bench_point, driven through stand-in
+implementations, reports each backward graph's own time (a timed call bound late to its loop's variables
+read the last implementation's for all). (peers.py needs torch; this machine has none.)"""
 
 import importlib.util
 import pathlib
@@ -90,3 +92,47 @@ def test_backward_call_keeps_its_own_tensors(peers, monkeypatch):
     for call in calls:
         call()
     assert seen == [("out0", ("q0",), "grad0"), ("out1", ("q1",), "grad1"), ("out2", ("q2",), "grad2")]
+
+
+class FakeTensor:
+    """What bench_point passes around; `duration_ms` is what a backward through it takes on the virtual clock."""
+
+    def __init__(self, duration_ms=0.0):
+        self.duration_ms = duration_ms
+
+    def detach(self):
+        return self
+
+    def requires_grad_(self):
+        return self
+
+
+def test_bench_point_times_each_backward_graph_as_its_own(peers, monkeypatch):
+    # Two implementations whose backward takes 1 and 3 ms: each row must report its own, which a timed call
+    # bound late to bench_point's loop variables would not (both would read 3 ms).
+    durations = {"fast": 1.0, "slow": 3.0}
+    torch = peers.torch
+    monkeypatch.setattr(torch, "float32", "fp32", raising=False)
+    monkeypatch.setattr(torch, "manual_seed", lambda seed: None, raising=False)
+    monkeypatch.setattr(torch, "randn", lambda *shape, **kwargs: FakeTensor(), raising=False)
+    monkeypatch.setattr(torch, "randn_like", lambda x: FakeTensor(x.duration_ms), raising=False)
+    monkeypatch.setattr(torch.cuda, "reset_peak_memory_stats", lambda: None, raising=False)
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda: 0, raising=False)
+    monkeypatch.setattr(torch.cuda, "max_memory_allocated", lambda: 0, raising=False)
+
+    def grad(out, inputs, grad_out, retain_graph):
+        VirtualClock.now_ms += out.duration_ms
+    monkeypatch.setattr(torch, "autograd", types.SimpleNamespace(grad=grad), raising=False)
+    monkeypatch.setattr(peers, "attention", lambda *args, **kwargs: FakeTensor())
+    monkeypatch.setattr(peers, "verify", lambda out, ref, base: (True, 0.0))
+    monkeypatch.setattr(peers, "kv_for", lambda name, q, k, v, causal, path: (k, v, False))
+
+    def make_impl(name, q, k, v, causal, path):
+        return (lambda: FakeTensor(durations[name])), (lambda: f"kernel_{name}")
+    monkeypatch.setattr(peers, "make_impl", make_impl)
+    args = types.SimpleNamespace(op="bwd", dtype="bf16", path="auto", samples=4)
+    point = peers.Point(batch=1, seqlen=8192, heads=2, heads_kv=2, dim=64, causal=False)
+    rows = peers.bench_point(args, ["fast", "slow"], "bf16", point)
+    assert [row["ms_median"] for row in rows] == [1.0, 3.0]
+    assert [row["kernel"] for row in rows] == ["kernel_fast", "kernel_slow"]
+    assert rows[0]["tflops"] == pytest.approx(3 * rows[1]["tflops"])
