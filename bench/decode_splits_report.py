@@ -14,7 +14,7 @@ import math
 
 
 def label(row):
-    """A split count as it ran: 16c16 is 16 splits combined in clusters of 16, 32 through global memory."""
+    """A split count as it ran: 16c16 is 16 splits combined in clusters of 16, 32 through the combine kernel."""
     cluster = row.get("cluster_size") or 0
     return f"{row['num_splits']}c{cluster}" if cluster > 1 else str(row["num_splits"])
 

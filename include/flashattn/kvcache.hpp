@@ -24,9 +24,8 @@
 // On a CUDA device the index tensors (cache_seqlens, page_table, cache_batch_idx) are device memory that
 // the host never reads (no synchronisation, the same launch for any lengths: CUDA-graph safe), so their
 // entries are the caller's contract there: out-of-range entries are undefined behaviour. The CUDA path
-// appends with one kernel (which also clears the split counters), attends with a split-KV kernel and,
-// with more than one split, merges the splits' partial results in that kernel: through a thread-block
-// cluster's shared memory, or by each (sequence, kv head)'s last split to finish.
+// appends with one kernel, attends with a split-KV kernel and, with more than one split, merges the
+// splits' partial results with a combine kernel.
 #pragma once
 
 #include <cstddef>
@@ -56,9 +55,9 @@ struct KVCacheArgs : AttentionArgs {
   /// depend on it beyond rounding. The CPU backend always runs one split.
   int num_splits = 0;
   /// Optional device scratch of at least kvcache_workspace_size(*this) bytes for the CUDA decode kernels
-  /// (rotated queries, split partials, split counters; its contents on entry do not matter). Null: the call
-  /// allocates and frees it on its stream (cudaMallocAsync), which puts allocation nodes into a CUDA graph
-  /// that captures the call. Unused on the CPU.
+  /// (rotated queries, split partials). Null: the call allocates and frees it on its stream
+  /// (cudaMallocAsync), which puts allocation nodes into a CUDA graph that captures the call. Unused on the
+  /// CPU.
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
 };

@@ -66,10 +66,10 @@ KVCachePlan plan_kvcache(const KVCacheParams& params, int num_sms) {
   const std::int64_t group = params.heads / params.heads_kv;
   const std::int64_t rows = std::int64_t{params.seqlen_q_new} * group;
   plan.row_blocks = static_cast<int>((rows + kDecodeRowsPerCta - 1) / kDecodeRowsPerCta);
-  plan.work_items = std::int64_t{params.batch} * params.heads_kv * plan.row_blocks;
+  const std::int64_t ctas_per_split = std::int64_t{params.batch} * params.heads_kv * plan.row_blocks;
   plan.num_splits = params.num_splits > 0
                         ? params.num_splits
-                        : choose_kvcache_splits(plan.work_items, params.max_seqlen_k, num_sms,
+                        : choose_kvcache_splits(ctas_per_split, params.max_seqlen_k, num_sms,
                                                 decode_ctas_per_sm(params.head_dim), params.head_dim,
                                                 params.page_table != nullptr);
   const std::size_t element = params.dtype == DType::fp32 ? 4 : 2;
@@ -86,8 +86,6 @@ KVCachePlan plan_kvcache(const KVCacheParams& params, int num_sms) {
     bytes += align_up(partial_rows * sizeof(float));
     plan.o_partial_offset = bytes;
     bytes += align_up(partial_rows * params.head_dim_v * sizeof(float));
-    plan.split_counters_offset = bytes;
-    bytes += align_up(static_cast<std::size_t>(plan.work_items) * sizeof(std::uint32_t));
   }
   plan.bytes = bytes;
   return plan;

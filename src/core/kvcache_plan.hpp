@@ -54,12 +54,12 @@ int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, in
                           int head_dim, bool paged = false);
 
 /// Whether the num_splits CTAs of each of `work_items` (batch, kv head, row block) combine inside one
-/// thread-block cluster (sm90: no partials in global memory) rather than by each work item's last split:
+/// thread-block cluster (sm90: no partials, no combine kernel) rather than through the combine kernel:
 /// only with several splits and when every cluster of the grid is resident at once. `resident_clusters` is
 /// how many clusters of num_splits CTAs the device holds at once (0: no cluster path). Past one wave of
-/// clusters the global-memory path is faster: a cluster waits for a whole GPC's worth of free slots, and its
+/// clusters the combine kernel is faster: a cluster waits for a whole GPC's worth of free slots, and its
 /// CTAs hold theirs until the slowest sibling is done (H200, B 4 L 8k, 32 clusters of 8: 74 µs against 50
-/// through the combine kernel of the time).
+/// through the combine kernel).
 bool combine_splits_in_clusters(int num_splits, std::int64_t work_items, int resident_clusters);
 
 /// The decode launch of one call and its workspace (byte offsets into one buffer).
@@ -73,12 +73,7 @@ struct KVCachePlan {
   /// Only with more than one split (one split writes out directly).
   std::size_t lse_partial_offset = 0;
   std::size_t o_partial_offset = 0;
-  /// With more than one split: one uint32 per work item (batch, kv head, row block), counting its splits'
-  /// arrivals so the last one combines them. Cleared on the device by every call before its decode kernel
-  /// uses them, so the caller's workspace may hold anything.
-  std::size_t split_counters_offset = 0;
-  std::int64_t work_items = 0;  ///< B * Hk * row_blocks: CTAs per split, and counters.
-  std::size_t bytes = 0;        ///< Total workspace; 0 when none is needed.
+  std::size_t bytes = 0;  ///< Total workspace; 0 when none is needed.
 };
 
 /// Plans `params` (validated) for a device with `num_sms` SMs: splits from params.num_splits when > 0,

@@ -296,9 +296,7 @@ TEST(KVCacheCuda, RotaryEmbeddingMatchesOracle) {
 // Every split count passes the oracle rule (the same answer within rounding), empty splits included
 // (32 splits of a 65-key sequence), and the automatic choice records a count >= 1. On sm90 up to 16 splits
 // combine inside their thread-block cluster when all the call's clusters fit the GPU at once (2 and 3
-// always do here: 32 clusters of at most 3 CTAs), more by each work item's last split: both paths run
-// here, with and without an append (without one, on sm90, the decode kernel is launched as the counter
-// clear's programmatic dependent).
+// always do here: 32 clusters of at most 3 CTAs), more through the combine kernel: both paths run here.
 TEST(KVCacheCuda, SplitCountsAgreeWithinRounding) {
   SKIP_WITHOUT_GPU();
   // Built for 90a (the sm90 forward exists) and running on sm90: the decode kernel has its cluster code.
@@ -306,27 +304,24 @@ TEST(KVCacheCuda, SplitCountsAgreeWithinRounding) {
   const bool clusters =
       props && props->sm_major >= 9 &&
       !capabilities(Device{DeviceKind::cuda, 0}, CudaPath::hopper, Op::forward).dtypes.empty();
-  for (bool append : {true, false}) {
-    for (int splits : {1, 2, 3, 8, 16, 32, 0}) {
-      DecodeProblem base;
-      base.heads = 32;
-      base.heads_kv = 8;
-      base.page_size = 16;
-      base.capacity = 2048;
-      base.lengths = {2000, 65, 0, 1};
-      base.append = append;
-      base.num_splits = splits;
-      for (DecodeProblem pb : for_each_kernel(base)) {
-        DecodeCall c = make_kvcache_tensors(pb, next_seed());
-        const RunInfo info = run_and_check(c);
-        EXPECT_GE(info.num_splits, 1);
-        if (clusters && (info.num_splits == 2 || info.num_splits == 3)) {
-          EXPECT_EQ(info.cluster_size, info.num_splits);
-        } else if (!clusters || info.num_splits == 1 || info.num_splits > 16) {
-          EXPECT_EQ(info.cluster_size, 0) << "splits " << info.num_splits;
-        } else {
-          EXPECT_TRUE(info.cluster_size == 0 || info.cluster_size == info.num_splits) << info.cluster_size;
-        }
+  for (int splits : {1, 2, 3, 8, 16, 32, 0}) {
+    DecodeProblem base;
+    base.heads = 32;
+    base.heads_kv = 8;
+    base.page_size = 16;
+    base.capacity = 2048;
+    base.lengths = {2000, 65, 0, 1};
+    base.num_splits = splits;
+    for (DecodeProblem pb : for_each_kernel(base)) {
+      DecodeCall c = make_kvcache_tensors(pb, next_seed());
+      const RunInfo info = run_and_check(c);
+      EXPECT_GE(info.num_splits, 1);
+      if (clusters && (info.num_splits == 2 || info.num_splits == 3)) {
+        EXPECT_EQ(info.cluster_size, info.num_splits);
+      } else if (!clusters || info.num_splits == 1 || info.num_splits > 16) {
+        EXPECT_EQ(info.cluster_size, 0) << "splits " << info.num_splits;
+      } else {
+        EXPECT_TRUE(info.cluster_size == 0 || info.cluster_size == info.num_splits) << info.cluster_size;
       }
     }
   }
@@ -443,52 +438,38 @@ TEST(KVCacheCuda, RerunsAreBitwiseIdentical) {
   }
 }
 
-// A caller's workspace of kvcache_workspace_size() bytes gives the result of the allocating call bitwise,
-// whatever it held before (all bits set: NaN partials, split counters at 2^32 - 1), and again on a second
-// call with the same workspace; one byte less is refused before anything runs. 8 splits with rotary
-// embedding (the counters cleared by the append step, or a cluster combine on sm90) and 32 without append
-// or rotary (the counters cleared by a step of their own, sm90's programmatic dependent launch).
+// A caller's workspace of kvcache_workspace_size() bytes gives the result of the allocating call bitwise;
+// one byte less is refused before anything runs.
 TEST(KVCacheCuda, CallerWorkspace) {
   SKIP_WITHOUT_GPU();
-  for (const bool rotary : {true, false}) {
-    DecodeProblem base;
-    base.heads = 32;
-    base.heads_kv = 8;
-    base.page_size = 16;
-    base.capacity = 4096;
-    base.lengths = {4000};
-    base.rotary_dim = rotary ? 64 : 0;
-    base.append = rotary;
-    base.num_splits = rotary ? 8 : 32;
-    for (DecodeProblem pb : for_each_kernel(base)) {
-      DecodeCall allocating = make_kvcache_tensors(pb, 777);
-      ASSERT_TRUE(run(allocating).ok());
-      DecodeCall given = make_kvcache_tensors(pb, 777);
-      DeviceTensors device(kGpu);
-      KVCacheArgs args = kvcache_args(given, device);
-      const std::size_t bytes = kvcache_workspace_size(args);
-      ASSERT_GT(bytes, 0u) << "splits need a workspace";
-      void* workspace = nullptr;
-      ASSERT_TRUE(device_memory::allocate(kGpu, bytes, &workspace).ok());
-      const std::vector<unsigned char> garbage(bytes, 0xff);
-      ASSERT_TRUE(device_memory::copy_to_device(kGpu, workspace, garbage.data(), bytes).ok());
-      args.workspace = workspace;
-      args.workspace_bytes = bytes - 1;
-      const Status refused = forward_kvcache(args);
-      EXPECT_EQ(refused.code(), StatusCode::invalid_argument) << refused.message();
-      EXPECT_EQ(refused.message().rfind("workspace:", 0), 0u) << refused.message();
-      args.workspace_bytes = bytes;
-      for (int call = 0; call < 2; ++call) {
-        given.out.poison();
-        given.lse.poison();
-        device.upload_outputs();
-        EXPECT_TRUE(forward_kvcache(args).ok());
-        device.download_outputs();
-        expect_sequence_bitwise_equal(
-            allocating, 0, given, 0, describe(pb) + " with a caller workspace, call " + std::to_string(call));
-      }
-      device_memory::release(kGpu, workspace);
-    }
+  DecodeProblem base;
+  base.heads = 32;
+  base.heads_kv = 8;
+  base.page_size = 16;
+  base.capacity = 4096;
+  base.lengths = {4000};
+  base.rotary_dim = 64;
+  base.num_splits = 8;
+  for (DecodeProblem pb : for_each_kernel(base)) {
+    DecodeCall allocating = make_kvcache_tensors(pb, 777);
+    ASSERT_TRUE(run(allocating).ok());
+    DecodeCall given = make_kvcache_tensors(pb, 777);
+    DeviceTensors device(kGpu);
+    KVCacheArgs args = kvcache_args(given, device);
+    const std::size_t bytes = kvcache_workspace_size(args);
+    ASSERT_GT(bytes, 0u) << "8 splits and rotary embedding need a workspace";
+    void* workspace = nullptr;
+    ASSERT_TRUE(device_memory::allocate(kGpu, bytes, &workspace).ok());
+    args.workspace = workspace;
+    args.workspace_bytes = bytes - 1;
+    const Status refused = forward_kvcache(args);
+    EXPECT_EQ(refused.code(), StatusCode::invalid_argument) << refused.message();
+    EXPECT_EQ(refused.message().rfind("workspace:", 0), 0u) << refused.message();
+    args.workspace_bytes = bytes;
+    EXPECT_TRUE(forward_kvcache(args).ok());
+    device.download_outputs();
+    device_memory::release(kGpu, workspace);
+    expect_sequence_bitwise_equal(allocating, 0, given, 0, describe(pb) + " with a caller workspace");
   }
 }
 

@@ -1,8 +1,7 @@
 // flashattn — the step before the decode kernel: k_new / v_new written into the cache in place at rows
 // L .. L + Sq - 1 (L = cache_seqlens[b], through the page table or cache_batch_idx), k_new rotated when
-// rotary tables are given, the queries rotated into the workspace, and the split counters of the
-// workspace cleared (combine_decode.cuh). One warp per row, then one thread per counter; the work is Sq
-// rows per sequence, negligible next to reading the cache.
+// rotary tables are given, and the queries rotated into the workspace. One warp per row; the work is
+// Sq rows per sequence, negligible next to reading the cache.
 //
 // Rotation (kvcache.hpp): pairs (x_a, x_b) become (x_a c - x_b s, x_a s + x_b c) in fp32 with every product
 // and sum rounded on its own (no FMA contraction: __fmul_rn / __fadd_rn / __fsub_rn), then rounded to the
@@ -17,11 +16,9 @@ namespace flashattn::cuda::decode {
 
 struct AppendParams {
   KVCacheParams problem;
-  void* q_rotated = nullptr;           ///< (B, Sq, H, D) contiguous; null without rotary embedding.
-  std::int64_t append_rows = 0;        ///< B * Sq * Hk rows of k_new / v_new (0 when nothing is appended).
-  std::int64_t query_rows = 0;         ///< B * Sq * H rows of q to rotate (0 without rotary embedding).
-  unsigned* split_counters = nullptr;  ///< The decode kernel's split counters, set to 0 here (or null).
-  std::int64_t counters = 0;           ///< How many (B * Hk * row blocks, or 0).
+  void* q_rotated = nullptr;     ///< (B, Sq, H, D) contiguous; null without rotary embedding.
+  std::int64_t append_rows = 0;  ///< B * Sq * Hk rows of k_new / v_new (0 when nothing is appended).
+  std::int64_t query_rows = 0;   ///< B * Sq * H rows of q to rotate (0 without rotary embedding).
 };
 
 /// dst[0 .. D) = src rotated at table row `position` (the lanes of a warp share the row).
@@ -50,23 +47,11 @@ __device__ __forceinline__ void copy_row_warp(const Element* src, Element* dst, 
 }
 
 /// Rows [0, append_rows) append (b, t, kv head), rows [append_rows, append_rows + query_rows) rotate
-/// (b, t, head) of q; the CTAs after those rows clear the counters, kWarps * 32 each.
+/// (b, t, head) of q.
 template <class Element, int kWarps>
 __global__ void __launch_bounds__(kWarps * 32)
     append_kvcache_kernel(const __grid_constant__ AppendParams params) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // When this step only clears counters, the decode kernel is launched as its programmatic dependent and
-  // may start now: it reads the counters after griddepcontrol.wait, and nothing else of this grid's.
-  asm volatile("griddepcontrol.launch_dependents;");
-#endif
   const KVCacheParams& p = params.problem;
-  const std::int64_t rows = params.append_rows + params.query_rows;
-  const std::int64_t row_ctas = (rows + kWarps - 1) / kWarps;
-  if (blockIdx.x >= row_ctas) {
-    const std::int64_t counter = (blockIdx.x - row_ctas) * (kWarps * 32) + threadIdx.x;
-    if (counter < params.counters) params.split_counters[counter] = 0;
-    return;
-  }
   const std::int64_t row = std::int64_t{blockIdx.x} * kWarps + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (row < params.append_rows) {
@@ -89,7 +74,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       copy_row_warp(k_src, k_dst, p.head_dim, lane);
     }
     copy_row_warp(v_src, v_dst, p.head_dim_v, lane);
-  } else if (row < rows) {
+  } else if (row < params.append_rows + params.query_rows) {
     const std::int64_t q_row = row - params.append_rows;
     const int head = static_cast<int>(q_row % p.heads);
     const int t = static_cast<int>(q_row / p.heads % p.seqlen_q_new);

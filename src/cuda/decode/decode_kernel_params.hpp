@@ -26,12 +26,9 @@ struct DecodeKernelParams {
   float* lse_partial = nullptr;
   float* o_partial = nullptr;
   std::int64_t partial_rows = 0;  ///< B * H * Sq.
-  /// With num_splits > 1 outside a cluster: per work item (batch, kv head, row block), its splits' arrivals
-  /// (combine_decode.cuh), zero when the grid starts. Null otherwise.
-  unsigned* split_counters = nullptr;
   /// sm90 and newer, 1 < num_splits <= kMaxClusterSplits: the splits of one (batch, kv head, row block) run
   /// as one thread-block cluster and combine through distributed shared memory (cluster_combine_decode.cuh):
-  /// no partials in global memory, no arrival counting.
+  /// no partials in global memory, no combine kernel.
   bool cluster_combine = false;
   /// Divides key rows by fwd.problem.page_size with a multiply and a shift (the multiplier computed on the
   /// host: a 32-bit divide would cost every 16-byte copy of a paged cache some 25 instructions).

@@ -4,8 +4,7 @@
 // the algebra of the CPU backend's softmax-state merge and of the split combine (combine_decode.cuh); a
 // state with no key (lse = -inf) weighs 0, and a row no warp kept a key for stays O = 0, lse = -inf.
 // With one split the merged row goes to out (dtype, 16-byte stores) and lse; with several, to the split's
-// fp32 partial in the workspace, which the work item's last split merges (combine_decode.cuh) — or, when
-// the splits run as one cluster,
+// fp32 partial in the workspace, which the combine kernel reads — or, when the splits run as one cluster,
 // stays in this CTA's shared memory for the cluster's combine (cluster_combine_decode.cuh).
 #pragma once
 

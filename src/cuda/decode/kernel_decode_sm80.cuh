@@ -4,15 +4,13 @@
 // 16), the split a contiguous range of 64-key tiles of the sequence's own kept keys.
 //
 // Split ranges depend on the sequence's own length and the call's num_splits only, so a sequence's result
-// never depends on its batch neighbours; a split with no tile still writes its (empty) partial and counts
-// its arrival, so every work item's last split combines (combine_decode.cuh).
+// never depends on its batch neighbours; a split with no tile still writes its (empty) partial.
 #pragma once
 
 #include <cute/tensor.hpp>
 
 #include "cuda/common/fragment.cuh"
 #include "cuda/common/mask.cuh"
-#include "cuda/decode/combine_decode.cuh"
 #include "cuda/decode/decode_kernel_params.hpp"
 #include "cuda/decode/epilogue_decode_sm80.cuh"
 #include "cuda/decode/layouts_decode_sm80.cuh"
@@ -40,11 +38,16 @@ __global__ void __launch_bounds__(DecodeLayouts<Element, kHeadDim>::kThreads,
   int index = static_cast<int>(blockIdx.x);  // the launcher caps the grid at 2^31 - 1 CTAs
   int split, row_block;
   params.splits_divmod(index, split, index);
-  const int work_item = index;
   params.row_blocks_divmod(index, row_block, index);
   typename Mainloop::Work work;
   params.heads_kv_divmod(work.batch, work.head_kv, index);
   work.row0 = row_block * Layouts::kBlockM;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The split combine is launched as this grid's programmatic dependent: once every CTA of this grid has
+  // started, its CTAs may launch (they wait for this grid's results in griddepcontrol.wait), which hides
+  // the combine's launch latency behind this grid's tail.
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
   // Q first: it does not depend on the sequence length, whose load is the next round trip to memory.
   Mainloop::load_q(params, smem, work);
   work.seqlen_k = p.seqlen_k(work.batch);
@@ -72,9 +75,6 @@ __global__ void __launch_bounds__(DecodeLayouts<Element, kHeadDim>::kThreads,
   Tensor acc_o_rc = acc_rowcol(acc_o);
   softmax.finalize(acc_o_rc, lse);
   Epilogue::store(params, smem, acc_o, lse, work.batch, work.head_kv, work.row0, split);
-  if (params.split_counters != nullptr) {
-    DecodeSplitCombine<Element, kHeadDim>::run(params, smem, work_item, work.batch, work.head_kv, work.row0);
-  }
 }
 
 }  // namespace flashattn::cuda::decode

@@ -1,8 +1,7 @@
 // flashattn — host side of forward_kvcache on CUDA: plan (splits, workspace), then on the caller's stream
-// with no host synchronisation: the step before (append, rotary, the split counters' clear), and the
-// split-KV decode kernel, which with more than one split also combines them — inside its clusters on sm90
-// and newer up to kMaxClusterSplits splits, by each work item's last split otherwise (combine_decode.cuh).
-// The launch depends on the call's shapes and options only
+// with no host synchronisation: the append / rotary kernel, the split-KV decode kernel, and with more than
+// one split the combine — inside the decode kernel's clusters on sm90 and newer up to kMaxClusterSplits
+// splits, as a kernel of its own otherwise. The launch depends on the call's shapes and options only
 // (cache_seqlens and the page table stay on the device, unread by the host), so it can be captured in a CUDA
 // graph once the caller passes a workspace. Included by the generated instantiation TUs only.
 #pragma once
@@ -19,28 +18,24 @@
 #include "cuda/common/launch_util.hpp"
 #include "cuda/common/stream_workspace.hpp"
 #include "cuda/decode/append_kvcache.cuh"
+#include "cuda/decode/combine_decode.cuh"
 #include "cuda/decode/kernel_decode_sm80.cuh"
 #include "flashattn/attention.hpp"
 
 namespace flashattn::cuda::decode {
 
-inline constexpr int kAppendWarps = 4;  ///< Rows (one warp each) per CTA of the append kernel.
+inline constexpr int kAppendWarps = 4;   ///< Rows (one warp each) per CTA of the append kernel.
+inline constexpr int kCombineWarps = 4;  ///< Query rows (one warp each) per CTA of the combine kernel.
 
-/// The step before the decode kernel (append_kvcache.cuh): appends k_new / v_new, rotates q into
-/// `q_rotated` when not null, and clears `counters` split counters.
 template <class Element>
-Status launch_append(const KVCacheParams& params, void* q_rotated, unsigned* split_counters,
-                     std::int64_t counters, cudaStream_t stream) {
+Status launch_append(const KVCacheParams& params, void* q_rotated, cudaStream_t stream) {
   AppendParams append;
   append.problem = params;
   append.q_rotated = q_rotated;
   const std::int64_t tokens = std::int64_t{params.batch} * params.seqlen_q_new;
   append.append_rows = params.k_new != nullptr ? tokens * params.heads_kv : 0;
   append.query_rows = q_rotated != nullptr ? tokens * params.heads : 0;
-  append.split_counters = split_counters;
-  append.counters = counters;
-  const std::int64_t ctas = (append.append_rows + append.query_rows + kAppendWarps - 1) / kAppendWarps +
-                            (counters + kAppendWarps * 32 - 1) / (kAppendWarps * 32);
+  const std::int64_t ctas = (append.append_rows + append.query_rows + kAppendWarps - 1) / kAppendWarps;
   if (ctas == 0) return {};
   if (ctas > std::numeric_limits<std::int32_t>::max()) {
     return {StatusCode::unsupported, "q: B * Sq * (H + Hk) rows must stay below 2^33 for the append kernel"};
@@ -52,7 +47,7 @@ Status launch_append(const KVCacheParams& params, void* q_rotated, unsigned* spl
 }
 
 /// Dynamic shared memory per block of the decode kernel (dispatch compares it with the device's limit; the
-/// append kernel takes none).
+/// append and combine kernels take none).
 template <class Element, int kHeadDim>
 constexpr int kvcache_smem_bytes_sm80() {
   return DecodeLayouts<Element, kHeadDim>::kSmemBytes;
@@ -85,10 +80,8 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   // same on every GPU.)
   constexpr auto* kernel = &decode_sm80_kernel<Element, kHeadDim>;
   constexpr int kSmem = Layouts::kSmemBytes;
-  // Whether this GPU runs the kernels' code for compute_90 and newer (clusters, griddepcontrol): the append
-  // and decode kernels share a TU, so both have that code or neither has.
-  const bool sm90_code = major >= 9 && kernel_ptx_version<kernel>(args.device.index) >= 90;
-  const bool clusters_possible = sm90_code && plan.num_splits > 1 && plan.num_splits <= kMaxClusterSplits;
+  const bool clusters_possible = major >= 9 && plan.num_splits > 1 && plan.num_splits <= kMaxClusterSplits &&
+                                 kernel_ptx_version<kernel>(args.device.index) >= 90;
   const int resident_clusters =
       clusters_possible
           ? max_active_clusters<kernel>(args.device.index, plan.num_splits, Layouts::kThreads, kSmem)
@@ -102,13 +95,8 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
                                   "kvcache_workspace_size");
   if (!workspace.status().ok()) return workspace.status();
   void* q_rotated = params.rotary_cos != nullptr ? workspace.at(plan.q_rotated_offset) : nullptr;
-  const bool inputs_written = params.k_new != nullptr || q_rotated != nullptr;
-  unsigned* split_counters = plan.num_splits > 1 && !cluster
-                                 ? reinterpret_cast<unsigned*>(workspace.at(plan.split_counters_offset))
-                                 : nullptr;
-  if (inputs_written || split_counters != nullptr) {
-    const Status appended = launch_append<Element>(params, q_rotated, split_counters,
-                                                   split_counters != nullptr ? plan.work_items : 0, stream);
+  if (params.k_new != nullptr || q_rotated != nullptr) {
+    const Status appended = launch_append<Element>(params, q_rotated, stream);
     if (!appended.ok()) return appended;
   }
 
@@ -131,10 +119,9 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   decode.splits_divmod = cutlass::FastDivmod(decode.num_splits);
   decode.row_blocks_divmod = cutlass::FastDivmod(plan.row_blocks);
   decode.heads_kv_divmod = cutlass::FastDivmod(params.heads_kv);
-  if (split_counters != nullptr) {
+  if (plan.num_splits > 1 && !cluster) {
     decode.lse_partial = reinterpret_cast<float*>(workspace.at(plan.lse_partial_offset));
     decode.o_partial = reinterpret_cast<float*>(workspace.at(plan.o_partial_offset));
-    decode.split_counters = split_counters;
   }
 
   if (kSmem > 48 * 1024) {
@@ -143,32 +130,46 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (error != cudaSuccess) return cuda_error("cudaFuncSetAttribute(shared memory)", error);
   }
-  // One attribute at most: the cluster of a work item's splits (adjacent in the grid), or, on sm90 and newer
-  // when the step before only cleared the split counters, a programmatic dependent launch: the decode kernel
-  // starts under that step and waits for it only before counting its first arrival (combine_decode.cuh).
-  // When that step wrote the cache or the rotated queries, plain stream order.
-  cudaLaunchAttribute attribute;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(ctas));
-  config.blockDim = dim3(Layouts::kThreads);
-  config.dynamicSmemBytes = kSmem;
-  config.stream = stream;
   if (cluster) {
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = static_cast<unsigned>(plan.num_splits);
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
-    config.attrs = &attribute;
+    cudaLaunchAttribute cluster_dims;
+    cluster_dims.id = cudaLaunchAttributeClusterDimension;
+    cluster_dims.val.clusterDim.x = static_cast<unsigned>(plan.num_splits);  // a work item's splits: adjacent
+    cluster_dims.val.clusterDim.y = 1;
+    cluster_dims.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(ctas));
+    config.blockDim = dim3(Layouts::kThreads);
+    config.dynamicSmemBytes = kSmem;
+    config.stream = stream;
+    config.attrs = &cluster_dims;
     config.numAttrs = 1;
-  } else if (sm90_code && split_counters != nullptr && !inputs_written) {
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
+    error = cudaLaunchKernelEx(&config, kernel, decode);
+    return error == cudaSuccess ? Status{} : cuda_error("decode_sm80 cluster launch", error);
   }
-  error = cudaLaunchKernelEx(&config, kernel, decode);
-  if (error == cudaSuccess) return {};
-  return cuda_error(cluster ? "decode_sm80 cluster launch" : "decode_sm80 launch", error);
+  kernel<<<static_cast<unsigned>(ctas), Layouts::kThreads, kSmem, stream>>>(decode);
+  error = cudaGetLastError();
+  if (error != cudaSuccess) return cuda_error("decode_sm80 launch", error);
+
+  if (plan.num_splits > 1) {
+    const std::int64_t combine_ctas = (decode.partial_rows + kCombineWarps - 1) / kCombineWarps;
+    if (combine_ctas > std::numeric_limits<std::int32_t>::max()) {
+      return {StatusCode::unsupported, "q: B * H * Sq must stay below 2^33 for the split combine"};
+    }
+    // Programmatic dependent launch on sm90 and newer (see the griddepcontrol instructions of both kernels):
+    // the combine's launch overlaps the decode grid's tail. Stream order is unchanged for everything else.
+    cudaLaunchAttribute dependent;
+    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(combine_ctas));
+    config.blockDim = dim3(kCombineWarps * 32);
+    config.stream = stream;
+    config.attrs = major >= 9 ? &dependent : nullptr;
+    config.numAttrs = major >= 9 ? 1 : 0;
+    error = cudaLaunchKernelEx(&config, combine_decode_kernel<Element, kHeadDim, kCombineWarps>, decode);
+    if (error != cudaSuccess) return cuda_error("combine_decode launch", error);
+  }
+  return {};
 }
 
 }  // namespace flashattn::cuda::decode

@@ -72,7 +72,6 @@ struct DecodeLayouts {
       float merged_lse[kBlockM];
       float split_weight[kMaxClusterSplits][kBlockM];  // cluster combine: each split's weight per row
       float combined_lse[kBlockM];                     // cluster combine: the row's lse over the splits
-      int last_split;  // combine through global memory: whether this CTA is its work item's last split
     } merge;
   };
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));

@@ -1,4 +1,4 @@
-// flashattn — the split combine's weight arithmetic, shared by its two paths: a work item's last split
+// flashattn — the split combine's weight arithmetic, shared by its two paths: the combine kernel
 // (combine_decode.cuh) and the decode kernel's thread-block cluster (cluster_combine_decode.cuh). Which
 // path a call takes depends on the whole grid (its clusters must all be resident), and a sequence's result
 // must not depend on its batch neighbours, so both compute every weight, sum and lse with these same
