@@ -33,6 +33,12 @@ echo "ab rc=$? at $((SECONDS - device_t0)) s"
 grep "^ab:" "$L/ab.log"; cat "$L/ab/ab.txt"
 grep -hE "^\[  (     OK|FAILED|  SKIPPED) \]" "$L/ab"/tests*.log 2>/dev/null | sort | uniq -c | head -20
 rm -f "$L/ab/change/build.log"
+# The last-split combine against the cluster combine on the change's build: 8 / 16 splits combine in clusters,
+# 9 / 17 through global memory (nearest counts); if the global path matches the clusters at B 1, the cluster
+# path (cluster_combine_decode.cuh) could go.
+((SECONDS - device_t0 < 470)) && PYTHONPATH=build-gpu/python timeout 40 python3 bench/decode_splits.py \
+  --batches 1 --lengths 1024,8192,32768 --splits 0,8,9,16,17,32 --samples 30 --json "$L/splits_change.json" \
+  >"$L/splits_change.log" 2>&1 && tail -8 "$L/splits_change.log"
 FLASHATTN_HEAD_DIMS="128" device_memcheck "$L/memcheck" \
   'KVCacheCuda.SplitCountsAgreeWithinRounding:KVCacheCuda.CallerWorkspace' $((540 - SECONDS + device_t0))
 echo "done at $((SECONDS - device_t0)) s"
