@@ -21,14 +21,14 @@
 #   git worktree add -q --detach /tmp/evict HEAD && git -C /tmp/evict cherry-pick 3bcc614 &&
 #     git -C /tmp/evict archive HEAD -o "$PWD/.ab/evict.tar" -- . ':!bench/results' && git worktree remove --force /tmp/evict
 #   git cherry-pick 5bf28f2; gzip .ab/*.tar; git rev-parse HEAD > .commit
-# Carry [".ab", "third_party/cutlass", ".commit"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 560).
+# Carry [".ab", "third_party/cutlass", ".commit"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 590).
 set -uo pipefail
 source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name --format=csv,noheader
 gunzip -f .ab/*.tar.gz 2>/dev/null
 FLASHATTN_HEAD_DIMS="128" AB_FAMILIES="fwd_sm90;kvcache_sm80" AB_TESTS='KVCacheCuda.*' AB_TESTS_TIMEOUT=150 \
   AB_PEERS_ARGS="--op decode" AB_CHANGE_STEPS=build FLASHATTN_GPU_TIER=quick AB_TESTS_GATE=1 \
-  timeout 430 scripts/ab "$L/ab" .ab/base.tar .ab/evict.tar >"$L/ab.log" 2>&1
+  timeout 460 scripts/ab "$L/ab" .ab/base.tar .ab/evict.tar >"$L/ab.log" 2>&1
 echo "ab rc=$? at $((SECONDS - device_t0)) s"
 grep "^ab:" "$L/ab.log"; cat "$L/ab/ab.txt"
 grep -hE "^\[  (     OK|FAILED|  SKIPPED) \]" "$L/ab"/tests*.log 2>/dev/null | sort | uniq -c | head -20
@@ -36,9 +36,9 @@ rm -f "$L/ab/change/build.log"
 # The last-split combine against the cluster combine on the change's build: 8 / 16 splits combine in clusters,
 # 9 / 17 through global memory (nearest counts); if the global path matches the clusters at B 1, the cluster
 # path (cluster_combine_decode.cuh) could go.
-((SECONDS - device_t0 < 470)) && PYTHONPATH=build-gpu/python timeout 40 python3 bench/decode_splits.py \
+((SECONDS - device_t0 < 500)) && PYTHONPATH=build-gpu/python timeout 40 python3 bench/decode_splits.py \
   --batches 1 --lengths 1024,8192,32768 --splits 0,8,9,16,17,32 --samples 30 --json "$L/splits_change.json" \
   >"$L/splits_change.log" 2>&1 && tail -8 "$L/splits_change.log"
 FLASHATTN_HEAD_DIMS="128" device_memcheck "$L/memcheck" \
-  'KVCacheCuda.SplitCountsAgreeWithinRounding:KVCacheCuda.CallerWorkspace' $((540 - SECONDS + device_t0))
+  'KVCacheCuda.SplitCountsAgreeWithinRounding:KVCacheCuda.CallerWorkspace' $((575 - SECONDS + device_t0))
 echo "done at $((SECONDS - device_t0)) s"
