@@ -25,14 +25,9 @@
 set -uo pipefail
 source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name --format=csv,noheader
-gunzip -f .ab/*.tar.gz 2>/dev/null
 FLASHATTN_HEAD_DIMS="128" AB_FAMILIES="fwd_sm90;kvcache_sm80" AB_TESTS='KVCacheCuda.*' AB_TESTS_TIMEOUT=150 \
-  AB_PEERS_ARGS="--op decode" AB_CHANGE_STEPS=build FLASHATTN_GPU_TIER=quick AB_TESTS_GATE=1 \
-  timeout 460 scripts/ab "$L/ab" .ab/base.tar .ab/evict.tar >"$L/ab.log" 2>&1
-echo "ab rc=$? at $((SECONDS - device_t0)) s"
-grep "^ab:" "$L/ab.log"; cat "$L/ab/ab.txt"
-grep -hE "^\[  (     OK|FAILED|  SKIPPED) \]" "$L/ab"/tests*.log 2>/dev/null | sort | uniq -c | head -20
-rm -f "$L/ab/change/build.log"
+  AB_PEERS_ARGS="--op decode" device_ab "$L/ab" 460 .ab/evict.tar
+cat "$L/ab/ab.txt"
 # The last-split combine against the cluster combine on the change's build: 8 / 16 splits combine in clusters,
 # 9 / 17 through global memory (nearest counts); if the global path matches the clusters at B 1, the cluster
 # path (cluster_combine_decode.cuh) could go.
