@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -234,6 +235,51 @@ TEST(KVCacheCpu, AppendThenAttentionEqualsForwardOverTheGatheredCache) {
     expect_cache_after_append(c, describe(pb));
     Gathered g = gather(c, false);
     ASSERT_TRUE(run_gathered(c, g).ok());
+    expect_same_as_gathered(c, g, describe(pb));
+  }
+}
+
+// The same property on random problems: page sizes that divide nothing (1, 2, 3, 5, 7) and the usual 16,
+// capacities that are not a whole number of pages, random lengths up to the capacity, with and without an
+// append, GQA / MQA, every mask kind, softcap, ALiBi, a permuted dense cache and each dtype.
+TEST(KVCacheCpu, RandomProblemsEqualForwardOverTheGatheredCache) {
+  std::mt19937 rng(39);
+  auto pick = [&rng](std::initializer_list<int> values) {
+    return *(values.begin() + std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng));
+  };
+  for (int i = 0; i < 60; ++i) {
+    CacheProblem pb;
+    pb.dtype = pick({0, 1, 2}) == 0 ? DType::fp32 : (pick({0, 1}) ? DType::bf16 : DType::fp16);
+    pb.heads_kv = pick({1, 2, 3});
+    pb.heads = pb.heads_kv * pick({1, 2, 4});
+    pb.head_dim = pick({8, 16});
+    pb.seqlen_q = pick({1, 2, 3, 5});
+    pb.page_size = pick({0, 1, 2, 3, 5, 7, 16});
+    pb.append = pick({0, 1}) != 0;
+    pb.capacity = pb.seqlen_q + std::uniform_int_distribution<int>(0, 40)(rng);
+    const int room = pb.capacity - (pb.append ? pb.seqlen_q : 0);
+    pb.lengths.resize(pick({1, 2, 3, 4}));
+    for (int& length : pb.lengths) length = std::uniform_int_distribution<int>(0, room)(rng);
+    switch (pick({0, 1, 2})) {
+      case 1:
+        pb.causal = true;
+        break;
+      case 2:
+        pb.window_left = pick({0, 2, 9});
+        pb.window_right = pick({-1, 0, 1});
+        break;
+      default:
+        break;
+    }
+    pb.softcap = pick({0, 0, 1}) ? 5.0f : 0.0f;
+    pb.alibi = pick({0, 0, 1}) != 0;
+    pb.reversed_batch_idx = pb.page_size == 0 && pick({0, 1}) != 0;
+    CacheCall c = make_call(pb, 500 + i);
+    const Status status = forward_kvcache(c.args);
+    ASSERT_TRUE(status.ok()) << describe(pb) << ": " << status.message();
+    expect_cache_after_append(c, describe(pb));
+    Gathered g = gather(c, false);
+    ASSERT_TRUE(run_gathered(c, g).ok()) << describe(pb);
     expect_same_as_gathered(c, g, describe(pb));
   }
 }
