@@ -191,11 +191,11 @@ TEST(KVCacheCuda, KernelsAreBuiltAndSelected) {
   ASSERT_FALSE(built_decode_kernels(kGpu).empty()) << "no CUDA decode kernel is built";
 }
 
-// Page sizes 1, 16, 256 and dense; lengths 0, 1, page boundary -1 / +1 and full; with and without append,
-// causal or not, Sq = 1 and 4.
+// Page sizes 1, 7 (dividing neither a 64-key tile nor the capacity), 16, 256 and dense; lengths 0, 1, page
+// boundary -1 / +1 and full; with and without append, causal or not, Sq = 1 and 4.
 TEST(KVCacheCuda, PageSizesAndEdgeLengthsMatchOracle) {
   SKIP_WITHOUT_GPU();
-  for (int page_size : {0, 1, 16, 256}) {
+  for (int page_size : {0, 1, 7, 16, 256}) {
     for (bool append : {true, false}) {
       for (int seqlen_q : {1, 4}) {
         DecodeProblem base;
