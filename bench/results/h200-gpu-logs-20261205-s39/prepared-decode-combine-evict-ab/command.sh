@@ -16,7 +16,7 @@
 # without an append, CallerWorkspace with a workspace of all-ones bits), then memcheck of those two tests on the
 # change. Keep a side if its dense and paged geometric means are >= 1.01 with no cell below 0.98 and its tests
 # pass; if both pass, the next call A/Bs the two together against the better one.
-# Prepare on main (both cherry-pick cleanly onto ffc8072, also together):
+# Prepare on main (both cherry-pick cleanly onto main at 0d3c99f, also together):
 #   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
 #   git worktree add -q --detach /tmp/evict HEAD && git -C /tmp/evict cherry-pick 3bcc614 &&
 #     git -C /tmp/evict archive HEAD -o "$PWD/.ab/evict.tar" -- . ':!bench/results' && git worktree remove --force /tmp/evict
