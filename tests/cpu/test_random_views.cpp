@@ -102,9 +102,12 @@ struct Buffer {
   }
 };
 
-/// One random problem: shapes, layouts and options.
+/// One random problem: shapes, layouts and options. Varlen: every sequence's own lengths, packed (cu_seqlens
+/// cover every row), and optionally fewer keys used (seqused_k).
 struct Problem {
   int batch, seqlen_q, seqlen_k, heads, heads_kv, head_dim, head_dim_v;
+  bool varlen = false;
+  std::vector<std::int32_t> cu_seqlens_q, cu_seqlens_k, seqused_k;
   Layout q, k, v, out, lse, dout, dq, dk, dv;
   bool causal = false;
   int window_left = -1, window_right = -1;
@@ -112,19 +115,21 @@ struct Problem {
   bool alibi = false;
 
   std::string describe() const {
-    return "B " + std::to_string(batch) + " Sq " + std::to_string(seqlen_q) + " Sk " +
-           std::to_string(seqlen_k) + " H " + std::to_string(heads) + "/" + std::to_string(heads_kv) + " D " +
-           std::to_string(head_dim) + "/" + std::to_string(head_dim_v) + (causal ? " causal" : "") +
-           " window " + std::to_string(window_left) + "," + std::to_string(window_right) + " softcap " +
+    return std::string(varlen ? "varlen " : "") + (seqused_k.empty() ? "" : "seqused_k ") + "B " +
+           std::to_string(batch) + " Sq " + std::to_string(seqlen_q) + " Sk " + std::to_string(seqlen_k) +
+           " H " + std::to_string(heads) + "/" + std::to_string(heads_kv) + " D " + std::to_string(head_dim) +
+           "/" + std::to_string(head_dim_v) + (causal ? " causal" : "") + " window " +
+           std::to_string(window_left) + "," + std::to_string(window_right) + " softcap " +
            std::to_string(softcap) + (alibi ? " alibi" : "");
   }
 };
 
-Problem random_problem(std::mt19937& rng) {
+Problem random_problem(std::mt19937& rng, bool varlen) {
   auto pick = [&rng](std::initializer_list<int> values) {
     return *(values.begin() + std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng));
   };
   Problem p;
+  p.varlen = varlen;
   p.batch = pick({0, 1, 2, 3});
   p.seqlen_q = pick({0, 1, 2, 5, 9});
   p.seqlen_k = pick({0, 1, 3, 7, 11});
@@ -132,16 +137,41 @@ Problem random_problem(std::mt19937& rng) {
   p.heads = p.heads_kv * pick({1, 2, 3});
   p.head_dim = pick({4, 8, 16});
   p.head_dim_v = pick({0, 1}) ? p.head_dim : p.head_dim / 2;
-  const std::int64_t b = p.batch, sq = p.seqlen_q, sk = p.seqlen_k, h = p.heads, hk = p.heads_kv;
-  p.q = random_layout({b, sq, h, p.head_dim}, rng);
-  p.k = random_layout({b, sk, hk, p.head_dim}, rng);
-  p.v = random_layout({b, sk, hk, p.head_dim_v}, rng);
-  p.out = random_layout({b, sq, h, p.head_dim_v}, rng);
-  p.lse = random_layout({b, h, sq}, rng);
-  p.dout = random_layout({b, sq, h, p.head_dim_v}, rng);
-  p.dq = random_layout({b, sq, h, p.head_dim}, rng);
-  p.dk = random_layout({b, sk, hk, p.head_dim}, rng);
-  p.dv = random_layout({b, sk, hk, p.head_dim_v}, rng);
+  const std::int64_t b = p.batch, h = p.heads, hk = p.heads_kv, d = p.head_dim, dv = p.head_dim_v;
+  if (varlen) {
+    // Each sequence its own lengths up to seqlen_q / seqlen_k (empty ones included).
+    p.cu_seqlens_q = {0};
+    p.cu_seqlens_k = {0};
+    const bool used = pick({0, 1}) != 0;
+    for (int i = 0; i < p.batch; ++i) {
+      const int sk = std::uniform_int_distribution<int>(0, p.seqlen_k)(rng);
+      p.cu_seqlens_q.push_back(p.cu_seqlens_q.back() +
+                               std::uniform_int_distribution<int>(0, p.seqlen_q)(rng));
+      p.cu_seqlens_k.push_back(p.cu_seqlens_k.back() + sk);
+      if (used) p.seqused_k.push_back(std::uniform_int_distribution<int>(0, sk)(rng));
+    }
+    const std::int64_t tq = p.cu_seqlens_q.back(), tk = p.cu_seqlens_k.back();
+    p.q = random_layout({tq, h, d}, rng);
+    p.k = random_layout({tk, hk, d}, rng);
+    p.v = random_layout({tk, hk, dv}, rng);
+    p.out = random_layout({tq, h, dv}, rng);
+    p.lse = random_layout({h, tq}, rng);
+    p.dout = random_layout({tq, h, dv}, rng);
+    p.dq = random_layout({tq, h, d}, rng);
+    p.dk = random_layout({tk, hk, d}, rng);
+    p.dv = random_layout({tk, hk, dv}, rng);
+  } else {
+    const std::int64_t sq = p.seqlen_q, sk = p.seqlen_k;
+    p.q = random_layout({b, sq, h, d}, rng);
+    p.k = random_layout({b, sk, hk, d}, rng);
+    p.v = random_layout({b, sk, hk, dv}, rng);
+    p.out = random_layout({b, sq, h, dv}, rng);
+    p.lse = random_layout({b, h, sq}, rng);
+    p.dout = random_layout({b, sq, h, dv}, rng);
+    p.dq = random_layout({b, sq, h, d}, rng);
+    p.dk = random_layout({b, sk, hk, d}, rng);
+    p.dv = random_layout({b, sk, hk, dv}, rng);
+  }
   switch (pick({0, 1, 2})) {
     case 1:
       p.causal = true;
@@ -169,11 +199,19 @@ class RandomViews : public ::testing::Test {
     for (float& slope : slopes_) slope = std::uniform_real_distribution<float>(0.05f, 1.0f)(rng);
   }
 
-  AttentionArgs attention_args(const Problem& p) {
+  AttentionArgs attention_args(Problem& p) {
     AttentionArgs args;
     args.q = p.q.view(q_.data.data());
     args.k = p.k.view(k_.data.data());
     args.v = p.v.view(v_.data.data());
+    if (p.varlen) {
+      const std::int64_t entries = p.batch + 1;
+      args.cu_seqlens_q = TensorView::contiguous(p.cu_seqlens_q.data(), DType::i32, {entries});
+      args.cu_seqlens_k = TensorView::contiguous(p.cu_seqlens_k.data(), DType::i32, {entries});
+      if (!p.seqused_k.empty()) {
+        args.seqused_k = TensorView::contiguous(p.seqused_k.data(), DType::i32, {std::int64_t{p.batch}});
+      }
+    }
     args.causal = p.causal;
     args.window_left = p.window_left;
     args.window_right = p.window_right;
@@ -192,6 +230,9 @@ class RandomViews : public ::testing::Test {
     return {lo, hi};
   }
 
+  /// kProblems random problems, a quarter broken (kBreakages), each checked as the file's comment says.
+  void run_problems(bool varlen, unsigned seed);
+
   Buffer q_, k_, v_, out_, lse_, dout_, dq_, dk_, dv_;
   std::vector<float> slopes_ = std::vector<float>(9);
 };
@@ -203,23 +244,26 @@ struct Breakage {
 };
 constexpr Breakage kBreakages[] = {
     {"out", [](ForwardArgs& a, float*) { a.out.stride[a.out.rank - 1] = 2; }},
-    {"k", [](ForwardArgs& a, float*) { ++a.k.shape[3]; }},
+    {"k", [](ForwardArgs& a, float*) { ++a.k.shape[a.k.rank - 1]; }},
     {"v", [](ForwardArgs& a, float*) { ++a.v.shape[0]; }},
     {"lse", [](ForwardArgs& a, float*) { a.lse.dtype = DType::fp16; }},
     {"window_left", [](ForwardArgs& a, float*) { a.window_left = -2; }},
     {"softcap", [](ForwardArgs& a, float*) { a.softcap = -1.0f; }},
     {"alibi_slopes",
      [](ForwardArgs& a, float* slopes) {
-       a.alibi_slopes = TensorView::contiguous(slopes, DType::fp32, {a.q.shape[2] + 1});
+       a.alibi_slopes = TensorView::contiguous(slopes, DType::fp32, {a.q.shape[a.q.rank - 2] + 1});
      }},
 };
 
-TEST_F(RandomViews, CallsWriteExactlyTheirOutputViews) {
-  std::mt19937 rng(39);
+TEST_F(RandomViews, CallsWriteExactlyTheirOutputViews) { run_problems(/*varlen=*/false, 39); }
+TEST_F(RandomViews, VarlenCallsWriteExactlyTheirOutputViews) { run_problems(/*varlen=*/true, 40); }
+
+void RandomViews::run_problems(bool varlen, unsigned seed) {
+  std::mt19937 rng(seed);
   int forwards = 0, backwards = 0, refused = 0;
   constexpr int kProblems = 400;
   for (int i = 0; i < kProblems; ++i) {
-    const Problem p = random_problem(rng);
+    Problem p = random_problem(rng, varlen);
     SCOPED_TRACE(p.describe());
     for (const Layout* layout : {&p.q, &p.k, &p.v, &p.out, &p.lse, &p.dout, &p.dq, &p.dk, &p.dv})
       ASSERT_LT(layout->max_offset(), kCapacity) << "the generator keeps every view inside its buffer";
