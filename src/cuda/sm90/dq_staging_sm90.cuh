@@ -1,8 +1,7 @@
 // flashattn — the Hopper backward's dQ staging with the keys split (D <= 128): one consumer warpgroup's
 // fp32 dQ accumulator (wgmma m64nN, N = its half of the head dim) stored into its block of the staging
 // buffer that the dQ writer's TMA reduce-add reads (SmemLayoutdQWarpGroup: 128-byte swizzled atoms of 8 rows
-// x 32 floats, tiled rows first), or (BwdTileSm90::dq_by_red) added into global memory by the consumer
-// threads themselves.
+// x 32 floats, tiled rows first).
 //
 // The addresses, derived once (rather than CuTe's per-store 64-bit generic address, add and swizzle: ~40
 // integer instructions a step on the consumers' critical path). Byte address of (row r, column c) in the
@@ -53,33 +52,6 @@ __device__ __forceinline__ void stage_dq_keys_split(const Accumulator& acc, std:
       const float x = odd_row ? acc(4 * (j ^ 2) + 2 * h) : acc(4 * j + 2 * h);
       const float y = odd_row ? acc(4 * (j ^ 2) + 2 * h + 1) : acc(4 * j + 2 * h + 1);
       asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(group + h * 1024), "f"(x), "f"(y) : "memory");
-    }
-  }
-}
-
-/// Adds warpgroup thread `wg_thread`'s dQ accumulator `acc` (64 x kCols, fp32, the wgmma C layout above)
-/// into global memory: `rows` points at element (row 0, column 0) of the warpgroup's block, whose rows lie
-/// `row_stride` floats apart; rows at or past `valid_rows` are not touched (past the last token of the
-/// accumulator they are not its memory). One 8-byte reduction per (j, h): a warp's covers 8 rows x 32
-/// bytes, whole sectors, which L2 adds atomically per element. No ordering: the sums' rounding depends on
-/// the order in which key blocks arrive (not for deterministic runs).
-template <int kCols, class Accumulator>
-__device__ __forceinline__ void add_dq_keys_split(const Accumulator& acc, float* rows,
-                                                  std::int64_t row_stride, int valid_rows,
-                                                  std::uint32_t wg_thread) {
-  static_assert(decltype(cute::size(acc))::value == kCols / 2, "a 64 x kCols accumulator per warpgroup");
-  const std::uint32_t lane = wg_thread % 32;
-  const int row = static_cast<int>(16 * (wg_thread / 32) + lane / 4);
-  float* const first = rows + row * row_stride + 2 * (lane % 4);
-  CUTE_UNROLL
-  for (int h = 0; h < 2; ++h) {
-    if (row + 8 * h >= valid_rows) continue;
-    float* const at = first + 8 * h * row_stride;
-    CUTE_UNROLL
-    for (int j = 0; j < kCols / 8; ++j) {
-      asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(at + 8 * j), "f"(acc(4 * j + 2 * h)),
-                   "f"(acc(4 * j + 2 * h + 1))
-                   : "memory");
     }
   }
 }

@@ -136,14 +136,8 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
       }
     }
     if (warp == Mainloop::kDqWriterWarp) {
-      if (Mainloop::dq_by_writer(p)) {
-        Mainloop::release_dq_buffers();
-        for_each_tile([&](const auto& work, int) { Mainloop::store_dq(params, smem, work); });
-      } else {
-        // The consumers add dQ themselves (BwdTileSm90::dq_by_red), but the warp still walks the tiles: it
-        // is one of the tile ring's readers, whose release frees each slot.
-        for_each_tile([](const auto&, int) {});
-      }
+      Mainloop::release_dq_buffers();
+      for_each_tile([&](const auto& work, int) { Mainloop::store_dq(params, smem, work); });
     }
     return;
   }

@@ -180,10 +180,6 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   static constexpr bool kVInRegisters = bwd_tile_sm90(kHeadDim).v_in_registers;
   /// BwdTileSm90::defer_dq_hand_over: step s's dQ goes to the writer during step s + 1.
   static constexpr bool kDeferDqHandOver = bwd_tile_sm90(kHeadDim).defer_dq_hand_over;
-  /// BwdTileSm90::dq_by_red: outside deterministic runs the consumers add dQ into the workspace themselves.
-  static constexpr bool kDqByRed = bwd_tile_sm90(kHeadDim).dq_by_red;
-  static_assert(!kDqByRed || (!Common::kDqOwnKeys && Common::kDqSlices == 1),
-                "dQ by reductions: one head-dim half per warpgroup, one slice");
   using ShapeSdP = cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>;
   template <bool kRegisterA>
   using TiledMmaKeysByRows = decltype(cute::make_tiled_mma(

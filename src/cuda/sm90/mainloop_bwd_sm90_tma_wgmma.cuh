@@ -18,9 +18,7 @@
 // additions are atomic per element, in L2) and hands the buffer back once the TMA unit has read it
 // (kDqEmpty + w). The consumers thus never wait for global memory, and their stores to shared memory are
 // bank-conflict free (128-byte swizzle) where per-thread atomics were 8 bytes each. At D = 256 a
-// warpgroup's half of dQ goes through its block of the buffer in kDqSlices slices a step. Where the tile
-// says dq_by_red (D = 128), runs that are not deterministic have no writer: each consumer thread adds its
-// accumulator into the workspace with 8-byte vector reductions, saving the staging's shared-memory traffic.
+// warpgroup's half of dQ goes through its block of the buffer in kDqSlices slices a step.
 //
 // Consumers, the keys split (D <= 128; with the head dim split, D = 256, see
 // mainloop_bwd_sm90_split_head_dim.cuh; the producer, the dQ writer and the helpers are shared). Two
@@ -327,16 +325,6 @@ struct BwdMainloopSm90 {
     }
   }
 
-  /// Whether the dQ writer adds dQ in this run: always but where the consumers add it themselves
-  /// (BwdTileSm90::dq_by_red, runs that are not deterministic).
-  __device__ static bool dq_by_writer(const BackwardParams& p) {
-    if constexpr (Layouts::kDqByRed) {
-      return p.deterministic;
-    } else {
-      return true;
-    }
-  }
-
   /// The dQ writer, once before its first tile: both blocks of the staging buffer start empty.
   __device__ static void release_dq_buffers() {
     CUTE_UNROLL
@@ -534,8 +522,6 @@ struct BwdMainloopSm90 {
       cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
       dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
     };
-    // BwdTileSm90::dq_by_red: this run's consumers add dQ into the workspace themselves (no writer).
-    const bool dq_by_red = !dq_by_writer(p);
     start_consuming(params, smem, work, thread,
                     kv_phase);  // each step stages the next step's lse and D before its dS barrier
     // K and V have landed (and their rows past a varlen sequence's end are zero): read into registers once,
@@ -623,7 +609,7 @@ struct BwdMainloopSm90 {
       convert_fragment_into(tSrS, rP);
       // dV += Pᵀ·dO runs while dS is computed (it reads rP, left untouched until the final wait).
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
-      if (Layouts::kDeferDqHandOver && !dq_by_red && s > 0) hand_over_dq();  // the previous step's
+      if (Layouts::kDeferDqHandOver && s > 0) hand_over_dq();  // the previous step's
       if (Layouts::kDqOwnKeys && s == 0 && warp_group == 0) {
         cutlass::arch::NamedBarrier::arrive(kConsumerThreads,
                                             static_cast<std::uint32_t>(BwdBarrier::kWarpGroupSkew));
@@ -658,33 +644,21 @@ struct BwdMainloopSm90 {
       // dV and dQ landed (groups complete in issue order); dK (and the next step's products) run under the
       // staging.
       gmma_wait<kIssueAhead ? kAhead + 1 : 1>(tdQrdQ);
-      if constexpr (Layouts::kDqByRed) {
-        if (dq_by_red) {
-          const BwdWorkspace& ws = base.workspace;
-          float* const rows = ws.dq_accum + ws.dq_index(p, ws.token(p, work.batch, row0), head) +
-                              warp_group * Layouts::kDqWidth;
-          add_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, rows, std::int64_t{p.heads} * p.head_dim,
-                                               work.seqlen_q - row0,
-                                               static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
-        }
-      }
-      if (!dq_by_red) {
-        // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
-        cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
-                                          static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
-        // The address base from a fresh thread index: not hoisted, so not held across the steps.
-        stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block,
-                                               static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
-      }
+      // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
+      cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
+                                        static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
+      // The address base from a fresh thread index: not hoisted, so not held across the steps.
+      stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block,
+                                             static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
       gmma_wait<kIssueAhead ? kAhead : 0>(acc_dv, acc_dk, tdVrP, tdKrdS);
       // Not deferred, the fence waits for the stores to complete: after dK's wait, the two waits overlap.
-      if (!Layouts::kDeferDqHandOver && !dq_by_red) hand_over_dq();
+      if constexpr (!Layouts::kDeferDqHandOver) hand_over_dq();
       pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
       ++read;
     };
 
     run_steps</*kLastApart=*/(kAhead > 0)>(params, work, step);
-    if (Layouts::kDeferDqHandOver && !dq_by_red) hand_over_dq();  // the last step's
+    if constexpr (Layouts::kDeferDqHandOver) hand_over_dq();  // the last step's
   }
 
   /// consume() with the head dim split (mainloop_bwd_sm90_split_head_dim.cuh).

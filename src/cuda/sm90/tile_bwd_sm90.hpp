@@ -72,14 +72,6 @@ struct BwdTileSm90 {
   /// steps, which a one-tile CTA does not need and whose path alone made ptxas spill its consumers,
   /// 1.013x more (session 37).
   bool persistent_ctas;
-  /// Keys split only, runs that are not deterministic: each consumer thread adds its dQ accumulator into the
-  /// workspace with 8-byte vector reductions in L2 (red.global.add.v2.f32, full 32-byte sectors a warp),
-  /// instead of staging it in shared memory for the dQ writer's TMA reduce-add: the staging writes and the
-  /// TMA's reads of it are 64 KB of a D 128 step's ~370 KB of shared-memory traffic, which by the model of
-  /// docs/PERF.md (backward, session 38) bounds that step ahead of the tensor cores, and the consumers no
-  /// longer wait for the writer to have read the previous step's block. Deterministic runs keep the writer,
-  /// which orders the additions. At D 64 the staging is 32 KB of a step's ~176 KB.
-  bool dq_by_red = false;
 };
 
 /// The tile of head dim `head_dim` (0 fields for a head dim with no sm90 backward kernel).
@@ -95,14 +87,14 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // step's elementwise work being long enough here for the loads of the next to fall behind with fewer
     // stages ahead.
     case 64:
-      return {64, 128, 4, false, false, false, 2, true, true, true, true, true};
+      return {64, 128, 4, false, false, false, 2, true, true, true, true};
     // 64x128 (FlashAttention-3's choice): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ 32 each, the
     // warpgroup's 64x64 dQ slice 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS 2 x 16 KB,
     // dQ 32 KB fp32).
     // BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer fit 240 registers. A third stage (224 KB) ran
     // 0.971-0.986x (docs/PERF.md, backward session 24).
     case 128:
-      return {64, 128, 2, false, false, false, 0, false, false, false, true, true};
+      return {64, 128, 2, false, false, false, 0, false, false, false, true};
     // 64x64, head dim split (FlashAttention-3 takes 64x80): dK + dV halves take 128 fp32 per thread, Sᵀ and
     // dPᵀ of the warpgroup's 32 rows 16 each, one 64-column dQ slice 32. 225 KB smem (Q 2 x 32 KB, dO one
     // 32 KB stage, K, V 32 KB each, Pᵀ and dSᵀ 2 x 8 KB each, dQ 2 x 16 KB fp32, one slice per warpgroup).
