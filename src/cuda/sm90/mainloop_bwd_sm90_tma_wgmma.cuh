@@ -281,11 +281,8 @@ struct BwdMainloopSm90 {
       using BarrierValue = cutlass::arch::ClusterTransactionBarrier::ValueType;
       acquire_key_buffers();
       smem.kv_full.arrive_and_expect_tx(2 * Layouts::kTmaBytesK);
-      // L2 policy of the loads: a key block's K and V are read by this tile alone (evict first), its query
-      // blocks' Q and dO again by the CTA of every key block that sees them (evict last, below).
-      auto& kv_full = reinterpret_cast<BarrierValue&>(smem.kv_full);
-      copy(params.tma_k.with(kv_full, 0, TMA::CacheHintSm90::EVICT_FIRST), tKgK, tKsK);
-      copy(params.tma_v.with(kv_full, 0, TMA::CacheHintSm90::EVICT_FIRST), tVgV, tVsV);
+      copy(params.tma_k.with(reinterpret_cast<BarrierValue&>(smem.kv_full)), tKgK, tKsK);
+      copy(params.tma_v.with(reinterpret_cast<BarrierValue&>(smem.kv_full)), tVgV, tVsV);
     };
 
     // (BLOCK_M, HEAD_DIM, m) tiles of head `head` in a TMA view of q or dout.
@@ -312,16 +309,15 @@ struct BwdMainloopSm90 {
                                             group_modes<0, 2>(query_tiles(params.tma_do, head)));
       State& write = state.write;
       pipeline.producer_acquire(write);  // also expects the stage's kTmaBytesPerStage bytes
-      constexpr auto kEvictLast = TMA::CacheHintSm90::EVICT_LAST;
-      copy(params.tma_q.with(*pipeline.producer_get_barrier(write), 0, kEvictLast), tQgQ(_, m_block),
+      copy(params.tma_q.with(*pipeline.producer_get_barrier(write)), tQgQ(_, m_block),
            tQsQ(_, write.index()));
       if constexpr (std::is_same_v<PipelinedO, NoPipeline>) {
-        copy(params.tma_do.with(*pipeline.producer_get_barrier(write), 0, kEvictLast), tdOgdO(_, m_block),
+        copy(params.tma_do.with(*pipeline.producer_get_barrier(write)), tdOgdO(_, m_block),
              tdOsdO(_, write.index()));
       } else {
         pipeline_do.producer_acquire(state.write_do);
-        copy(params.tma_do.with(*pipeline_do.producer_get_barrier(state.write_do), 0, kEvictLast),
-             tdOgdO(_, m_block), tdOsdO(_, state.write_do.index()));
+        copy(params.tma_do.with(*pipeline_do.producer_get_barrier(state.write_do)), tdOgdO(_, m_block),
+             tdOsdO(_, state.write_do.index()));
         ++state.write_do;
       }
       ++write;

@@ -195,19 +195,16 @@ struct FwdMainloopSm90 {
         tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
     const auto tV =
         tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sVt), group_modes<0, 2>(gVt));
-    // L2 policy of the loads: every query tile of the head (and, with GQA, of the kv head's query heads)
-    // reads the same K and V tiles again, so they are kept in L2 ahead of other lines (evict last); a Q
-    // tile is read by its own tile alone (evict first), so it does not push K and V out.
     auto load_k = [&](int n, StateK& state) {
       pipeline_k.producer_acquire(state);
-      copy(params.tma_k.with(*pipeline_k.producer_get_barrier(state), 0, TMA::CacheHintSm90::EVICT_LAST),
-           get<0>(tK)(_, n), get<1>(tK)(_, state.index()));
+      copy(params.tma_k.with(*pipeline_k.producer_get_barrier(state)), get<0>(tK)(_, n),
+           get<1>(tK)(_, state.index()));
       ++state;
     };
     auto load_v = [&](int n, StateV& state) {
       pipeline_v.producer_acquire(state);
-      copy(params.tma_v.with(*pipeline_v.producer_get_barrier(state), 0, TMA::CacheHintSm90::EVICT_LAST),
-           get<0>(tV)(_, n), get<1>(tV)(_, state.index()));
+      copy(params.tma_v.with(*pipeline_v.producer_get_barrier(state)), get<0>(tV)(_, n),
+           get<1>(tV)(_, state.index()));
       ++state;
     };
 
@@ -227,8 +224,7 @@ struct FwdMainloopSm90 {
                                   make_coord(work.row0 / 64 + w, _0{}));  // (64, HEAD_DIM)
         auto [tQgQ, tQsQ] = tma_partition(params.tma_q, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sQ_wg),
                                           group_modes<0, 2>(gQ_wg));  // (TMA), (TMA)
-        copy(params.tma_q.with(reinterpret_cast<BarrierValue&>(q_full), 0, TMA::CacheHintSm90::EVICT_FIRST),
-             tQgQ, tQsQ);
+        copy(params.tma_q.with(reinterpret_cast<BarrierValue&>(q_full)), tQgQ, tQsQ);
       }
     };
     if (!work.has_keys()) {
