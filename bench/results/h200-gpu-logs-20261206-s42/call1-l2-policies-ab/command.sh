@@ -6,9 +6,7 @@
 # 32k-128k (10 samples a point), then the D 128 backward and forward paper grids (the keep rule's guard).
 # Keep per op: that op's GQA-long geometric mean >= 1.01 and its D 128 paper cells >= 0.99.
 # Gate: the CudaBackwardSm90 / CudaForwardSm90 tests at the quick tier.
-# Prepare on main: rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results' &&
-#   gzip .ab/base.tar && git cherry-pick 71db63a && git rev-parse HEAD > .commit
-# Carry [".ab", "third_party/cutlass", ".commit"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 520).
+# Prepare and run: ../dispatch.sh (this script runs in a tree unpacked from .ab/l2.tar.gz = main + 71db63a).
 set -uo pipefail
 source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
