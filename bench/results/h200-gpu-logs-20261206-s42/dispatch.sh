@@ -1,21 +1,37 @@
 #!/usr/bin/env bash
-# Session 42's first call, whichever GPU comes: on an H200 session 38's evidence part A
-# (../h200-gpu-logs-20261205-s38/prepared-h200-evidence-a, main in the working tree, limit 590; part B
-# follows on the warm machine within its 30-s idle window), on any other 132-SM GPU call 1 (the L2-policy
-# A/B) in a tree of its own unpacked from .ab/l2.tar.gz, so that main's tree stays as carried.
-# Prepare on main: rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results';
-#   git worktree add -q --detach /tmp/wl2 HEAD && git -C /tmp/wl2 cherry-pick 71db63a &&
-#   git -C /tmp/wl2 archive HEAD -o "$PWD/.ab/l2.tar" -- . ':!bench/results' &&
-#   git -C /tmp/wl2 rev-parse HEAD > .ab/l2.commit && git worktree remove --force /tmp/wl2
+# Session 42's device calls: bash bench/results/h200-gpu-logs-20261206-s42/dispatch.sh MODE [LIMIT], LIMIT at
+# most the device time left less 20 s (the wrapper packs the logs only when its own limit ends the script).
+#   first   on an H200, session 38's evidence part A on main (working tree, limit 590; part B follows on the
+#           warm machine: mode evidence-b); on any other GPU, the decode A/B (mode decode)
+#   decode  call2-decode-evict-gated-ab in a tree unpacked from .ab/dec.tar.gz (main + f7a0e01)
+#   l2      call1-l2-policies-ab in a tree unpacked from .ab/l2.tar.gz (main + 71db63a)
+#   evidence-b  session 38's evidence part B on main, reusing part A's build-gpu/ (same warm H200)
+# The A/B trees are separate so that main's tree (and part A's build in it) stays as carried.
+# Prepare on main (BASE = main's HEAD):
+#   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
+#   for c in l2:71db63a dec:f7a0e01; do n=${c%%:*}; git worktree add -q --detach /tmp/w$n HEAD
+#     git -C /tmp/w$n cherry-pick ${c##*:} && git -C /tmp/w$n archive HEAD -o "$PWD/.ab/$n.tar" -- . \
+#       ':!bench/results' && git -C /tmp/w$n rev-parse HEAD > .ab/$n.commit; git worktree remove --force /tmp/w$n; done
 #   gzip .ab/*.tar; git rev-parse HEAD > .commit
-# Carry [".ab", "third_party/cutlass", ".commit"]. Run: bash bench/results/h200-gpu-logs-20261206-s42/dispatch.sh LIMIT
-# (LIMIT at most the device time left less 20 s; 590 for part A's own limit).
+# Carry [".ab", "third_party/cutlass", ".commit"].
 set -u
 root=$PWD
-wrap=$root/bench/results/h200-gpu-logs-20261204-s28/wrap.sh
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-  exec bash "$wrap" "$root/bench/results/h200-gpu-logs-20261205-s38/prepared-h200-evidence-a/command.sh" "${1:-590}"
-fi
-t=$(mktemp -d)/tree && mkdir -p "$t/.ab" "$t/third_party" && tar xzf .ab/l2.tar.gz -C "$t" || exit 2
-cp .ab/base.tar.gz "$t/.ab/" && cp .ab/l2.commit "$t/.commit" && cp -r third_party/cutlass "$t/third_party/" || exit 2
-cd "$t" && exec bash "$wrap" "$root/bench/results/h200-gpu-logs-20261206-s42/call1-l2-policies-ab/command.sh" "${1:-520}"
+results=$root/bench/results
+wrap=$results/h200-gpu-logs-20261204-s28/wrap.sh
+in_tree() {  # in_tree NAME SCRIPT LIMIT: SCRIPT in a tree of .ab/NAME.tar.gz against .ab/base.tar.gz
+  local t
+  t=$(mktemp -d)/tree && mkdir -p "$t/.ab" "$t/third_party" && tar xzf ".ab/$1.tar.gz" -C "$t" || exit 2
+  cp .ab/base.tar.gz "$t/.ab/" && cp ".ab/$1.commit" "$t/.commit" && cp -r third_party/cutlass "$t/third_party/" || exit 2
+  cd "$t" && exec bash "$wrap" "$2" "$3"
+}
+case ${1:-} in
+  first)
+    if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+      exec bash "$wrap" "$results/h200-gpu-logs-20261205-s38/prepared-h200-evidence-a/command.sh" "${2:-590}"
+    fi
+    in_tree dec "$results/h200-gpu-logs-20261206-s42/call2-decode-evict-gated-ab/command.sh" "${2:-300}" ;;
+  decode) in_tree dec "$results/h200-gpu-logs-20261206-s42/call2-decode-evict-gated-ab/command.sh" "${2:-300}" ;;
+  l2) in_tree l2 "$results/h200-gpu-logs-20261206-s42/call1-l2-policies-ab/command.sh" "${2:-520}" ;;
+  evidence-b) exec bash "$wrap" "$results/h200-gpu-logs-20261205-s38/prepared-h200-evidence-b/command.sh" "${2:-300}" ;;
+  *) echo "usage: dispatch.sh first|decode|l2|evidence-b [LIMIT]" >&2; exit 2 ;;
+esac

@@ -6,7 +6,7 @@
 # 32k-128k (10 samples a point), then the D 128 backward and forward paper grids (the keep rule's guard).
 # Keep per op: that op's GQA-long geometric mean >= 1.01 and its D 128 paper cells >= 0.99.
 # Gate: the CudaBackwardSm90 / CudaForwardSm90 tests at the quick tier.
-# Prepare and run: ../dispatch.sh (this script runs in a tree unpacked from .ab/l2.tar.gz = main + 71db63a).
+# Runs in a tree unpacked from .ab/l2.tar.gz = main + 71db63a (../dispatch.sh l2).
 set -uo pipefail
 source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
