@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Session 42's device calls: bash bench/results/h200-gpu-logs-20261206-s42/dispatch.sh MODE [LIMIT], LIMIT at
 # most the device time left less 20 s (the wrapper packs the logs only when its own limit ends the script).
-#   first   on an H200, session 38's evidence part A on main (working tree, limit 590; part B follows on the
-#           warm machine: mode evidence-b); on any other GPU, the decode A/B (mode decode)
-#   decode  call2-decode-evict-gated-ab in a tree unpacked from .ab/dec.tar.gz (main + f7a0e01)
+#   decode  call2-decode-evict-gated-ab in a tree unpacked from .ab/dec.tar.gz (main + f7a0e01), any GPU
+#   evidence-a  session 38's evidence part A on main (working tree; H200 only, limit 590; part B follows on
+#           the warm machine: mode evidence-b)
 #   l2      call1-l2-policies-ab in a tree unpacked from .ab/l2.tar.gz (main + 71db63a)
 #   evidence-b  session 38's evidence part B on main, reusing part A's build-gpu/ (same warm H200)
 # The A/B trees are separate so that main's tree (and part A's build in it) stays as carried.
@@ -25,13 +25,9 @@ in_tree() {  # in_tree NAME SCRIPT LIMIT: SCRIPT in a tree of .ab/NAME.tar.gz ag
   cd "$t" && exec bash "$wrap" "$2" "$3"
 }
 case ${1:-} in
-  first)
-    if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-      exec bash "$wrap" "$results/h200-gpu-logs-20261205-s38/prepared-h200-evidence-a/command.sh" "${2:-590}"
-    fi
-    in_tree dec "$results/h200-gpu-logs-20261206-s42/call2-decode-evict-gated-ab/command.sh" "${2:-300}" ;;
-  decode) in_tree dec "$results/h200-gpu-logs-20261206-s42/call2-decode-evict-gated-ab/command.sh" "${2:-300}" ;;
+  evidence-a) exec bash "$wrap" "$results/h200-gpu-logs-20261205-s38/prepared-h200-evidence-a/command.sh" "${2:-590}" ;;
+  decode) in_tree dec "$results/h200-gpu-logs-20261206-s42/call2-decode-evict-gated-ab/command.sh" "${2:-390}" ;;
   l2) in_tree l2 "$results/h200-gpu-logs-20261206-s42/call1-l2-policies-ab/command.sh" "${2:-520}" ;;
   evidence-b) exec bash "$wrap" "$results/h200-gpu-logs-20261205-s38/prepared-h200-evidence-b/command.sh" "${2:-300}" ;;
-  *) echo "usage: dispatch.sh first|decode|l2|evidence-b [LIMIT]" >&2; exit 2 ;;
+  *) echo "usage: dispatch.sh decode|l2|evidence-a|evidence-b [LIMIT]" >&2; exit 2 ;;
 esac
