@@ -14,6 +14,7 @@ struct CudaDeviceProperties {
   int sm_minor = 0;
   int multiprocessors = 0;              ///< SM count.
   int max_shared_memory_per_block = 0;  ///< Bytes one block may opt in to (sharedMemPerBlockOptin).
+  int l2_cache_bytes = 0;               ///< L2 cache size (l2CacheSize).
   std::uint64_t memory_bytes = 0;
   int driver_version = 0;   ///< cudaDriverGetVersion(), e.g. 13000.
   int runtime_version = 0;  ///< cudaRuntimeGetVersion().

@@ -61,6 +61,15 @@ bool combine_splits_in_clusters(int num_splits, std::int64_t work_items, int res
   return num_splits > 1 && work_items > 0 && work_items <= resident_clusters;
 }
 
+bool decode_cache_evict_first(const KVCacheParams& params, std::int64_t l2_bytes) {
+  const std::int64_t rows = std::int64_t{params.seqlen_q_new} * (params.heads / params.heads_kv);
+  if (rows > kDecodeRowsPerCta || l2_bytes <= 0) return false;
+  const std::int64_t element = params.dtype == DType::fp32 ? 4 : 2;
+  const std::int64_t cache_bytes = std::int64_t{params.batch} * params.heads_kv * params.max_seqlen_k *
+                                   (params.head_dim + params.head_dim_v) * element;
+  return cache_bytes <= kEvictFirstMaxL2Multiple * l2_bytes;
+}
+
 KVCachePlan plan_kvcache(const KVCacheParams& params, int num_sms) {
   KVCachePlan plan;
   const std::int64_t group = params.heads / params.heads_kv;
@@ -96,6 +105,14 @@ int cuda_sm_count(int index) {
   return cache.get(index, [index] {
     const auto props = index >= 0 ? cuda_device_properties(index) : std::nullopt;
     return props ? props->multiprocessors : 0;
+  });
+}
+
+int cuda_l2_bytes(int index) {
+  static PerDeviceCache cache;
+  return cache.get(index, [index] {
+    const auto props = index >= 0 ? cuda_device_properties(index) : std::nullopt;
+    return props ? props->l2_cache_bytes : 0;
   });
 }
 

@@ -1,7 +1,8 @@
 // The CUDA decode plan (core/kvcache_plan.hpp), pure host functions testable without a GPU: the split
 // heuristic picks the split counts measured best on an H200, never splits a call that fills the SMs already
-// or a cache too short to split, splits more as the batch shrinks or the cache grows, and the workspace
-// layout holds exactly the regions the kernels use, aligned.
+// or a cache too short to split, splits more as the batch shrinks or the cache grows, the workspace
+// layout holds exactly the regions the kernels use, aligned, and the cache is read evict-first where that
+// measured faster.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -133,6 +134,45 @@ TEST(KVCachePlan, WorkspaceHoldsRotatedQueriesAndPartials) {
   EXPECT_GE(plan.bytes, plan.o_partial_offset + 5 * rows * 128 * sizeof(float));
   for (std::size_t offset : {plan.q_rotated_offset, plan.lse_partial_offset, plan.o_partial_offset})
     EXPECT_EQ(offset % 256, 0u);
+}
+
+TEST(KVCachePlan, EvictFirstOnlyForCachesReadOnceAndWithinFourL2s) {
+  constexpr std::int64_t kL2 = 50LL << 20;  // an H100's or H200's
+  KVCacheParams p = decode_params();        // Hk 8, D 128, bf16: 4 KiB of K and V per key and batch entry
+  // Session 41's decode grid (docs/PERF.md): 4-128 MiB gained, 256 MiB even, 512 MiB and more lost.
+  const struct {
+    int batch, capacity;
+    bool evict_first;
+  } cells[] = {{1, 1024, true},   {1, 32768, true},   {4, 8192, true},   {16, 1024, true},
+               {64, 1024, false}, {1, 131072, false}, {4, 32768, false}, {64, 32768, false}};
+  for (const auto& cell : cells) {
+    p.batch = cell.batch;
+    p.max_seqlen_k = cell.capacity;
+    EXPECT_EQ(decode_cache_evict_first(p, kL2), cell.evict_first)
+        << "B " << cell.batch << " L " << cell.capacity;
+  }
+  p.batch = 50;  // 4 x 50 MiB exactly: still evict-first; one key more per sequence is not
+  p.max_seqlen_k = 1024;
+  EXPECT_TRUE(decode_cache_evict_first(p, kL2));
+  p.max_seqlen_k = 1025;
+  EXPECT_FALSE(decode_cache_evict_first(p, kL2));
+  p.batch = 1;
+  EXPECT_FALSE(decode_cache_evict_first(p, 0)) << "an L2 of unknown size";
+  p.dtype = DType::fp32;  // twice the bytes: B 4 L 8k is 256 MiB, B 2 128 MiB
+  p.batch = 4;
+  p.max_seqlen_k = 8192;
+  EXPECT_FALSE(decode_cache_evict_first(p, kL2));
+  p.batch = 2;
+  EXPECT_TRUE(decode_cache_evict_first(p, kL2));
+}
+
+TEST(KVCachePlan, NoEvictFirstWhenSeveralRowBlocksReadTheCache) {
+  KVCacheParams p = decode_params();
+  p.batch = 1;
+  p.seqlen_q_new = 4;  // 16 packed rows: one block
+  EXPECT_TRUE(decode_cache_evict_first(p, 50LL << 20));
+  p.seqlen_q_new = 5;  // 20 rows: two blocks read every key
+  EXPECT_FALSE(decode_cache_evict_first(p, 50LL << 20));
 }
 
 }  // namespace

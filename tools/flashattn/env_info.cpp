@@ -59,6 +59,7 @@ nlohmann::json cuda_device_json(int index) {
           {"sm", props->sm_major * 10 + props->sm_minor},
           {"multiprocessors", props->multiprocessors},
           {"max_shared_memory_per_block", props->max_shared_memory_per_block},
+          {"l2_cache_bytes", props->l2_cache_bytes},
           {"memory_bytes", props->memory_bytes},
           {"driver_version", props->driver_version},
           {"runtime_version", props->runtime_version}};

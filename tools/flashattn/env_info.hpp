@@ -19,7 +19,7 @@ nlohmann::json environment_json(const std::vector<std::string>& argv);
 nlohmann::json cuda_devices_json();
 
 /// CUDA device `index` as JSON: index, name, sm, multiprocessors, max_shared_memory_per_block (opt-in,
-/// bytes), memory_bytes, driver_version and runtime_version; null when it is not visible.
+/// bytes), l2_cache_bytes, memory_bytes, driver_version and runtime_version; null when it is not visible.
 nlohmann::json cuda_device_json(int index);
 
 }  // namespace flashattn::cli

@@ -30,6 +30,8 @@ struct DecodeKernelParams {
   /// as one thread-block cluster and combine through distributed shared memory (cluster_combine_decode.cuh):
   /// no partials in global memory, no combine kernel.
   bool cluster_combine = false;
+  /// The cache's K and V rows are copied with an evict-first L2 policy (core::decode_cache_evict_first).
+  bool cache_evict_first = false;
   /// Divides key rows by fwd.problem.page_size with a multiply and a shift (the multiplier computed on the
   /// host: a 32-bit divide would cost every 16-byte copy of a paged cache some 25 instructions).
   cutlass::FastDivmod page_divmod;

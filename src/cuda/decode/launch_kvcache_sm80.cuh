@@ -114,6 +114,7 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   decode.num_splits = plan.num_splits;
   decode.partial_rows = std::int64_t{params.batch} * params.heads * params.seqlen_q_new;
   decode.cluster_combine = cluster;
+  decode.cache_evict_first = core::decode_cache_evict_first(params, core::cuda_l2_bytes(args.device.index));
   if (params.page_table != nullptr) decode.page_divmod = cutlass::FastDivmod(params.page_size);
   decode.group_divmod = cutlass::FastDivmod(decode.group);
   decode.splits_divmod = cutlass::FastDivmod(decode.num_splits);

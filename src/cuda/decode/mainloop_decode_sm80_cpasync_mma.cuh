@@ -32,6 +32,20 @@ __device__ __forceinline__ void copy_chunk_async(Element* smem_dst, const Elemen
   cute::SM80_CP_ASYNC_CACHEGLOBAL<cute::uint128_t>::copy(*reinterpret_cast<const cute::uint128_t*>(gmem_src),
                                                          *reinterpret_cast<cute::uint128_t*>(smem_dst));
 }
+/// copy_chunk_async for a cache row, with an L2 policy that evicts the row's lines first when
+/// `evict_first` (DecodeKernelParams::cache_evict_first: the host's core::decode_cache_evict_first). Both
+/// policies are constants the compiler computes once (createpolicy has no side effect).
+template <class Element>
+__device__ __forceinline__ void copy_cache_chunk_async(Element* smem_dst, const Element* gmem_src,
+                                                       bool evict_first) {
+  std::uint64_t evict_first_policy, evict_normal_policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0;" : "=l"(evict_first_policy));
+  asm("createpolicy.fractional.L2::evict_normal.b64 %0;" : "=l"(evict_normal_policy));
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
+                   cute::cast_smem_ptr_to_uint(smem_dst)),
+               "l"(gmem_src), "l"(evict_first ? evict_first_policy : evict_normal_policy)
+               : "memory");
+}
 template <class Element>
 __device__ __forceinline__ void zero_chunk(Element* smem_dst) {
   *reinterpret_cast<uint4*>(smem_dst) = make_uint4(0u, 0u, 0u, 0u);
@@ -123,10 +137,13 @@ struct DecodeMainloopSm80 {
                                                             const CacheRows& cache, const Work& work, int key,
                                                             int col, Element* k_dst, Element* v_dst) {
     if (key < work.seqlen_k) {
+      const bool evict_first = params.cache_evict_first;
       std::int64_t k_offset, v_offset;
       cache.offsets(key, k_offset, v_offset);
-      copy_chunk_async(k_dst, static_cast<const Element*>(params.fwd.problem.k) + k_offset + col);
-      copy_chunk_async(v_dst, static_cast<const Element*>(params.fwd.problem.v) + v_offset + col);
+      copy_cache_chunk_async(k_dst, static_cast<const Element*>(params.fwd.problem.k) + k_offset + col,
+                             evict_first);
+      copy_cache_chunk_async(v_dst, static_cast<const Element*>(params.fwd.problem.v) + v_offset + col,
+                             evict_first);
     } else {
       zero_chunk(k_dst);
       zero_chunk(v_dst);
@@ -147,6 +164,7 @@ struct DecodeMainloopSm80 {
     const int col = tid % kChunksPerRow * 8;
     const int first_key = n * kBlockN + first_row;
     const bool full = (n + 1) * kBlockN <= work.seqlen_k;  // uniform over the CTA
+    const bool evict_first = params.cache_evict_first;
     if (full && cache.paged() && cache.narrow()) {
       // A whole tile of a paged cache with 32-bit strides (any realistic one): no bound checks, and each
       // row's page lookup and address in a handful of instructions.
@@ -156,8 +174,8 @@ struct DecodeMainloopSm80 {
         chunk_destinations(smem, slot, first_row + i * kRowsPerPass, col, k_dst, v_dst);
         std::int64_t k_offset, v_offset;
         cache.paged_offsets_narrow(first_key + i * kRowsPerPass, k_offset, v_offset);
-        copy_chunk_async(k_dst, k + k_offset + col);
-        copy_chunk_async(v_dst, v + v_offset + col);
+        copy_cache_chunk_async(k_dst, k + k_offset + col, evict_first);
+        copy_cache_chunk_async(v_dst, v + v_offset + col, evict_first);
       }
       return;
     }
@@ -174,8 +192,8 @@ struct DecodeMainloopSm80 {
       for (int i = 0; i < kChunksPerThread; ++i) {
         Element *k_dst, *v_dst;
         chunk_destinations(smem, slot, first_row + i * kRowsPerPass, col, k_dst, v_dst);
-        copy_chunk_async(k_dst, k_src);
-        copy_chunk_async(v_dst, v_src);
+        copy_cache_chunk_async(k_dst, k_src, evict_first);
+        copy_cache_chunk_async(v_dst, v_src, evict_first);
         k_src += k_step;
         v_src += v_step;
       }

@@ -24,6 +24,7 @@ std::optional<CudaDeviceProperties> cuda_device_properties(int index) {
   out.sm_minor = prop.minor;
   out.multiprocessors = prop.multiProcessorCount;
   out.max_shared_memory_per_block = static_cast<int>(prop.sharedMemPerBlockOptin);
+  out.l2_cache_bytes = prop.l2CacheSize;
   out.memory_bytes = prop.totalGlobalMem;
   cudaDriverGetVersion(&out.driver_version);
   cudaRuntimeGetVersion(&out.runtime_version);
