@@ -73,8 +73,9 @@ inline constexpr std::int64_t kEvictFirstMaxL2Multiple = 4;
 /// evicted) and the cache the call may read, B x capacity x Hk x (D + Dv) elements, is at most
 /// kEvictFirstMaxL2Multiple times `l2_bytes` (0: unknown, never). Measured on an H100 (50 MiB L2; session
 /// 41's decode grid, Hq 32 / Hkv 8, D 128, dense and paged 16, docs/PERF.md): evict-first read caches of
-/// 4-128 MiB 1-13% faster, one of 256 MiB within 0.5%, and caches of 512 MiB-8 GiB 1-3.5% slower. A
-/// function of the shapes and the device only, like the splits.
+/// 4-128 MiB 1-13% faster, one of 256 MiB within 0.5%, and caches of 512 MiB-8 GiB 1-3.5% slower; this rule
+/// against the normal policy everywhere (session 42): dense 1.019, paged 1.031 geometric mean, no cell below
+/// 0.997. A function of the shapes and the device only, like the splits.
 bool decode_cache_evict_first(const KVCacheParams& params, std::int64_t l2_bytes);
 
 /// The decode launch of one call and its workspace (byte offsets into one buffer).
