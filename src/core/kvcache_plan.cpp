@@ -63,7 +63,8 @@ bool combine_splits_in_clusters(int num_splits, std::int64_t work_items, int res
 
 bool decode_cache_evict_first(const KVCacheParams& params, std::int64_t l2_bytes) {
   const std::int64_t rows = std::int64_t{params.seqlen_q_new} * (params.heads / params.heads_kv);
-  if (rows > kDecodeRowsPerCta || l2_bytes <= 0) return false;
+  if (rows > kDecodeRowsPerCta || params.head_dim > kDecodeEvictFirstMaxHeadDim || l2_bytes <= 0)
+    return false;
   const std::int64_t element = params.dtype == DType::fp32 ? 4 : 2;
   const std::int64_t cache_bytes = std::int64_t{params.batch} * params.heads_kv * params.max_seqlen_k *
                                    (params.head_dim + params.head_dim_v) * element;

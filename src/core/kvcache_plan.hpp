@@ -64,18 +64,22 @@ bool combine_splits_in_clusters(int num_splits, std::int64_t work_items, int res
 
 /// Caches the decode kernel may read with an evict-first L2 policy: at most this many times the L2's size.
 inline constexpr std::int64_t kEvictFirstMaxL2Multiple = 4;
+/// The largest head dim whose decode kernel carries the policy: D = 256's (one CTA per SM, at 255
+/// registers) spilled 72 bytes with the policy operand on its copies, so it keeps the plain ones.
+inline constexpr int kDecodeEvictFirstMaxHeadDim = 192;
 
 /// Whether the decode kernel copies the cache's K and V rows with an evict-first L2 policy rather than the
 /// normal one, so that the lines it streams replace each other and the rest of L2 stays where it is (a
 /// server's own data; in bench/peers.py, the dirty lines its L2 flush leaves, which the normal policy
 /// evicts and writes back to HBM while the cache streams in). Only where every cache row is read by one
 /// CTA (the call's Sq x H / Hk packed rows fit one row block: with two, the second would find the rows
-/// evicted) and the cache the call may read, B x capacity x Hk x (D + Dv) elements, is at most
-/// kEvictFirstMaxL2Multiple times `l2_bytes` (0: unknown, never). Measured on an H100 (50 MiB L2; session
-/// 41's decode grid, Hq 32 / Hkv 8, D 128, dense and paged 16, docs/PERF.md): evict-first read caches of
-/// 4-128 MiB 1-13% faster, one of 256 MiB within 0.5%, and caches of 512 MiB-8 GiB 1-3.5% slower; this rule
-/// against the normal policy everywhere (session 42): dense 1.019, paged 1.031 geometric mean, no cell below
-/// 0.997. A function of the shapes and the device only, like the splits.
+/// evicted), the head dim is at most kDecodeEvictFirstMaxHeadDim, and the cache the call may read, B x
+/// capacity x Hk x (D + Dv) elements, is at most kEvictFirstMaxL2Multiple times `l2_bytes` (0: unknown,
+/// never). Measured on an H100 (50 MiB L2; session 41's decode grid, Hq 32 / Hkv 8, D 128, dense and paged
+/// 16, docs/PERF.md): evict-first read caches of 4-128 MiB 1-13% faster, one of 256 MiB within 0.5%, and
+/// caches of 512 MiB-8 GiB 1-3.5% slower; this rule against the normal policy everywhere (session 42):
+/// dense 1.019, paged 1.031 geometric mean, no cell below 0.997. A function of the shapes and the device
+/// only, like the splits.
 bool decode_cache_evict_first(const KVCacheParams& params, std::int64_t l2_bytes);
 
 /// The decode launch of one call and its workspace (byte offsets into one buffer).

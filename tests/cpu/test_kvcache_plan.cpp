@@ -166,6 +166,16 @@ TEST(KVCachePlan, EvictFirstOnlyForCachesReadOnceAndWithinFourL2s) {
   EXPECT_TRUE(decode_cache_evict_first(p, kL2));
 }
 
+TEST(KVCachePlan, NoEvictFirstAboveTheHeadDimsWhoseKernelCarriesIt) {
+  KVCacheParams p = decode_params();
+  p.batch = 1;
+  p.max_seqlen_k = 1024;
+  p.head_dim = p.head_dim_v = kDecodeEvictFirstMaxHeadDim;
+  EXPECT_TRUE(decode_cache_evict_first(p, 50LL << 20));
+  p.head_dim = p.head_dim_v = 256;  // its kernel has no registers for the policy
+  EXPECT_FALSE(decode_cache_evict_first(p, 50LL << 20));
+}
+
 TEST(KVCachePlan, NoEvictFirstWhenSeveralRowBlocksReadTheCache) {
   KVCacheParams p = decode_params();
   p.batch = 1;

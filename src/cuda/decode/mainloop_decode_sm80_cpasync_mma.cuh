@@ -14,6 +14,7 @@
 
 #include <cute/tensor.hpp>
 
+#include "core/kvcache_plan.hpp"
 #include "cuda/common/fragment.cuh"
 #include "cuda/common/mask.cuh"
 #include "cuda/common/score_mods.cuh"
@@ -34,10 +35,15 @@ __device__ __forceinline__ void copy_chunk_async(Element* smem_dst, const Elemen
 }
 /// copy_chunk_async for a cache row, with an L2 policy that evicts the row's lines first when
 /// `evict_first` (DecodeKernelParams::cache_evict_first: the host's core::decode_cache_evict_first). Both
-/// policies are constants the compiler computes once (createpolicy has no side effect).
-template <class Element>
+/// policies are constants the compiler computes once (createpolicy has no side effect). Without `kHints`
+/// (head dims above core::kDecodeEvictFirstMaxHeadDim) the plain copy, with no policy operand.
+template <bool kHints, class Element>
 __device__ __forceinline__ void copy_cache_chunk_async(Element* smem_dst, const Element* gmem_src,
                                                        bool evict_first) {
+  if constexpr (!kHints) {
+    copy_chunk_async(smem_dst, gmem_src);
+    return;
+  }
   std::uint64_t evict_first_policy, evict_normal_policy;
   asm("createpolicy.fractional.L2::evict_first.b64 %0;" : "=l"(evict_first_policy));
   asm("createpolicy.fractional.L2::evict_normal.b64 %0;" : "=l"(evict_normal_policy));
@@ -67,6 +73,9 @@ struct DecodeMainloopSm80 {
   /// row (load_kv_tile_strided).
   static constexpr bool kStridedRows = kThreads % kChunksPerRow == 0;
   static constexpr int kRowsPerPass = kStridedRows ? kThreads / kChunksPerRow : 0;
+  /// Whether the cache copies carry an L2 policy operand (core::kDecodeEvictFirstMaxHeadDim says why not at
+  /// D = 256).
+  static constexpr bool kCacheHints = kHeadDim <= core::kDecodeEvictFirstMaxHeadDim;
   /// A thread holds 2 rows of the m16n8 accumulator (rows lane / 4 and lane / 4 + 8).
   using Softmax = OnlineSoftmax<2>;
 
@@ -140,10 +149,10 @@ struct DecodeMainloopSm80 {
       const bool evict_first = params.cache_evict_first;
       std::int64_t k_offset, v_offset;
       cache.offsets(key, k_offset, v_offset);
-      copy_cache_chunk_async(k_dst, static_cast<const Element*>(params.fwd.problem.k) + k_offset + col,
-                             evict_first);
-      copy_cache_chunk_async(v_dst, static_cast<const Element*>(params.fwd.problem.v) + v_offset + col,
-                             evict_first);
+      copy_cache_chunk_async<kCacheHints>(
+          k_dst, static_cast<const Element*>(params.fwd.problem.k) + k_offset + col, evict_first);
+      copy_cache_chunk_async<kCacheHints>(
+          v_dst, static_cast<const Element*>(params.fwd.problem.v) + v_offset + col, evict_first);
     } else {
       zero_chunk(k_dst);
       zero_chunk(v_dst);
@@ -174,8 +183,8 @@ struct DecodeMainloopSm80 {
         chunk_destinations(smem, slot, first_row + i * kRowsPerPass, col, k_dst, v_dst);
         std::int64_t k_offset, v_offset;
         cache.paged_offsets_narrow(first_key + i * kRowsPerPass, k_offset, v_offset);
-        copy_cache_chunk_async(k_dst, k + k_offset + col, evict_first);
-        copy_cache_chunk_async(v_dst, v + v_offset + col, evict_first);
+        copy_cache_chunk_async<kCacheHints>(k_dst, k + k_offset + col, evict_first);
+        copy_cache_chunk_async<kCacheHints>(v_dst, v + v_offset + col, evict_first);
       }
       return;
     }
@@ -192,8 +201,8 @@ struct DecodeMainloopSm80 {
       for (int i = 0; i < kChunksPerThread; ++i) {
         Element *k_dst, *v_dst;
         chunk_destinations(smem, slot, first_row + i * kRowsPerPass, col, k_dst, v_dst);
-        copy_cache_chunk_async(k_dst, k_src, evict_first);
-        copy_cache_chunk_async(v_dst, v_src, evict_first);
+        copy_cache_chunk_async<kCacheHints>(k_dst, k_src, evict_first);
+        copy_cache_chunk_async<kCacheHints>(v_dst, v_src, evict_first);
         k_src += k_step;
         v_src += v_step;
       }
