@@ -40,17 +40,17 @@ __device__ __forceinline__ void copy_chunk_async(Element* smem_dst, const Elemen
 template <bool kHints, class Element>
 __device__ __forceinline__ void copy_cache_chunk_async(Element* smem_dst, const Element* gmem_src,
                                                        bool evict_first) {
-  if constexpr (!kHints) {
+  if constexpr (kHints) {
+    std::uint64_t evict_first_policy, evict_normal_policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0;" : "=l"(evict_first_policy));
+    asm("createpolicy.fractional.L2::evict_normal.b64 %0;" : "=l"(evict_normal_policy));
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
+                     cute::cast_smem_ptr_to_uint(smem_dst)),
+                 "l"(gmem_src), "l"(evict_first ? evict_first_policy : evict_normal_policy)
+                 : "memory");
+  } else {
     copy_chunk_async(smem_dst, gmem_src);
-    return;
   }
-  std::uint64_t evict_first_policy, evict_normal_policy;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0;" : "=l"(evict_first_policy));
-  asm("createpolicy.fractional.L2::evict_normal.b64 %0;" : "=l"(evict_normal_policy));
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
-                   cute::cast_smem_ptr_to_uint(smem_dst)),
-               "l"(gmem_src), "l"(evict_first ? evict_first_policy : evict_normal_policy)
-               : "memory");
 }
 template <class Element>
 __device__ __forceinline__ void zero_chunk(Element* smem_dst) {
