@@ -139,11 +139,6 @@ struct BwdMainloopSm90 {
                         ///< (core::BwdWholeQueryBlocks).
     int m_whole_end;
     std::int64_t q_row_offset;  ///< Row of the sequence's first token in the TMA views of q and dout.
-    /// Token of the sequence's row 0 in the workspace's lse and D (BwdWorkspace::token), fixed for the tile:
-    /// each step's load_stat adds its row to it instead of finding the sequence's start again, which for
-    /// a varlen batch was a load of cu_seqlens_q in every step, and otherwise a load predicated off that
-    /// still held the step's next instruction on its scoreboard (3.5% of the D 128 step's stall samples).
-    std::int64_t stat_token0;
     std::int64_t k_row_offset;  ///< Row of the sequence's first key in the TMA views of k and v.
     int tma_batch;              ///< Batch coordinate of the TMA views (0 for varlen).
 
@@ -197,7 +192,6 @@ struct BwdMainloopSm90 {
     const bool rotate = params.rotated_walk && blocks > 0;
     work.m_first = rotate ? work.m_begin + work.n_block % blocks : work.m_begin;
     work.q_row_offset = p.q_start(work.batch);
-    work.stat_token0 = params.base.workspace.token(p, work.batch, 0);
     work.k_row_offset = p.k_start(work.batch);
     work.tma_batch = p.is_varlen() ? 0 : work.batch;
     return true;
@@ -682,13 +676,14 @@ struct BwdMainloopSm90 {
   /// kStatCopies) loads one value (lse, then D) and later stores it, so the load's latency passes under the
   /// step's products instead of stalling the thread at the store.
   __device__ static float load_stat(const Params& params, const Work& work, StepCoord at, int thread) {
+    const BackwardParams& p = params.base.problem;
     const BwdWorkspace& ws = params.base.workspace;
     const int t = stat_thread(thread);
     float value = 0.0f;
     if (t < 2 * kBlockM) {
       const int row = at.m_block * kBlockM + t % kBlockM;
       const bool valid = row < work.seqlen_q;
-      const std::int64_t index = ws.stat_index(at.head, work.stat_token0 + (valid ? row : 0));
+      const std::int64_t index = ws.stat_index(at.head, ws.token(p, work.batch, valid ? row : 0));
       if (t < kBlockM) {
         value = valid ? ws.lse_log2[index] : INFINITY;
       } else {
