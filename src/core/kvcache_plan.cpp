@@ -16,6 +16,12 @@ std::size_t align_up(std::size_t bytes) {
   return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
 }
 
+/// Property `member` of CUDA device `index`, 0 when it cannot be asked.
+int device_property(int index, int CudaDeviceProperties::*member) {
+  const auto props = index >= 0 ? cuda_device_properties(index) : std::nullopt;
+  return props ? (*props).*member : 0;
+}
+
 }  // namespace
 
 int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, int num_sms, int ctas_per_sm,
@@ -103,18 +109,12 @@ KVCachePlan plan_kvcache(const KVCacheParams& params, int num_sms) {
 
 int cuda_sm_count(int index) {
   static PerDeviceCache cache;
-  return cache.get(index, [index] {
-    const auto props = index >= 0 ? cuda_device_properties(index) : std::nullopt;
-    return props ? props->multiprocessors : 0;
-  });
+  return cache.get(index, [index] { return device_property(index, &CudaDeviceProperties::multiprocessors); });
 }
 
 int cuda_l2_bytes(int index) {
   static PerDeviceCache cache;
-  return cache.get(index, [index] {
-    const auto props = index >= 0 ? cuda_device_properties(index) : std::nullopt;
-    return props ? props->l2_cache_bytes : 0;
-  });
+  return cache.get(index, [index] { return device_property(index, &CudaDeviceProperties::l2_cache_bytes); });
 }
 
 }  // namespace flashattn::core
