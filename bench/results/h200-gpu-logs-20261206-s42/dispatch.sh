@@ -18,12 +18,7 @@ set -u
 root=$PWD
 results=$root/bench/results
 wrap=$results/h200-gpu-logs-20261204-s28/wrap.sh
-in_tree() {  # in_tree NAME SCRIPT LIMIT: SCRIPT in a tree of .ab/NAME.tar.gz against .ab/base.tar.gz
-  local t
-  t=$(mktemp -d)/tree && mkdir -p "$t/.ab" "$t/third_party" && tar xzf ".ab/$1.tar.gz" -C "$t" || exit 2
-  cp .ab/base.tar.gz "$t/.ab/" && cp ".ab/$1.commit" "$t/.commit" && cp -r third_party/cutlass "$t/third_party/" || exit 2
-  cd "$t" && exec bash "$wrap" "$2" "$3"
-}
+in_tree() { exec scripts/device-in-tree "$@"; }  # in_tree NAME SCRIPT LIMIT
 case ${1:-} in
   evidence-a) exec bash "$wrap" "$results/h200-gpu-logs-20261205-s38/prepared-h200-evidence-a/command.sh" "${2:-590}" ;;
   decode) in_tree dec "$results/h200-gpu-logs-20261206-s42/call2-decode-evict-gated-ab/command.sh" "${2:-390}" ;;
