@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Session 43, call 8 (any GPU; the last ~240 s of the budget): does the FA2 slow mode (calls 6-7: +3.5-4 us in
-# our dense split decode cells only when FA2's replays are interleaved with ours) come from the kernel that ran
-# last before our call's flush and sleep? Each sample: one replay of X, then peers.py's flushed sample of our
-# call (256 MiB flush, 2 ms sleep, the graph replay timed), 30 samples, X in {nothing, FA2, cuDNN, our paged
-# call}, for dense and paged 16 at B 1 L 32k and B 4 L 8k. If X = FA2 alone brings the +4 us back, it is a state
-# FA2's last kernel leaves on the SMs (a lead: the L1 / shared-memory carveout, which our 2-CTA-per-SM grid
-# needs at its largest, where the unaffected cells run one CTA per SM).
+# Session 43, call 8 (prepared; refused for the budget, so the next session's, any GPU, ~130 s with its build):
+# does the FA2 slow mode (calls 6-7: +3.5-4 us in our dense split decode cells only when FA2's replays are
+# interleaved with ours) come from the kernel that ran last before our call's flush and sleep? Each sample: one
+# replay of X, then peers.py's flushed sample of our call (256 MiB flush, 2 ms sleep, the graph replay timed),
+# 30 samples, X in {nothing, FA2, cuDNN, our other cache layout, a 4096^2 bf16 GEMM, a softmax}, for dense and
+# paged 16 at B 1 L 32k and B 4 L 8k. If X = FA2 alone brings the +4 us back, it is a state FA2's last kernel
+# leaves on the SMs (a lead: the L1 / shared-memory carveout, which our 2-CTA-per-SM grid needs at its largest,
+# where the unaffected cells run one CTA per SM); the GEMM and the softmax say whether a model step's own
+# kernels do the same.
 # Prepare: git rev-parse HEAD > .commit; carry ["third_party/cutlass", ".commit"]; run through
 # ../../h200-gpu-logs-20261204-s28/wrap.sh (limit: the device time left less the start).
 set -uo pipefail
@@ -26,8 +28,13 @@ for batch, length in ((1, 32768), (4, 8192)):
     for name in ("flashattn", "flashattn_paged16", "cudnn", "fa2"):
         run, _ = peers.make_decode_impl(name, q, k, v, 16 if name.endswith("16") else None)
         calls[name] = peers.timed_call(run, graph=True)
+    # What a model step runs between attention calls: a cuBLAS GEMM (large shared memory) and a softmax.
+    a = torch.randn(4096, 4096, dtype=torch.bfloat16, device="cuda")
+    calls["gemm"] = peers.timed_call(lambda: a @ a, graph=True)
+    calls["softmax"] = peers.timed_call(lambda: torch.softmax(a, dim=-1), graph=True)
     for ours in ("flashattn", "flashattn_paged16"):
-        for before in (None, "fa2", "cudnn", "flashattn_paged16" if ours == "flashattn" else "flashattn"):
+        other = "flashattn_paged16" if ours == "flashattn" else "flashattn"
+        for before in (None, "fa2", "cudnn", other, "gemm", "softmax"):
             times = []
             for _ in range(30):
                 if before:
