@@ -31,7 +31,6 @@ struct FwdLayoutsSm90 {
   static constexpr bool kPingPong = kTile.pingpong;
   static constexpr int kQStages = kTile.q_stages;
   static constexpr bool kPackGqa = kTile.pack_gqa;
-  static constexpr bool kLeftHalfFirstTile = kTile.left_half_first_tile;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   static_assert(kBlockM == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 query rows");
@@ -56,12 +55,6 @@ struct FwdLayoutsSm90 {
   using TiledMmaQK = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<Element, Element, float,
                                  cute::Shape<cute::_64, cute::Int<kBlockN>, cute::Int<kHeadDim>>>()));
-  // S over the left half of a key tile only: the first tile a block visits, where none of a warpgroup's rows
-  // keeps a key in the right half (FwdMainloopSm90::consume).
-  using TiledMmaQKLeftHalf = decltype(cute::make_tiled_mma(
-      cute::GMMA::ss_op_selector<Element, Element, float,
-                                 cute::Shape<cute::_64, cute::Int<kBlockN / 2>, cute::Int<kHeadDim>>>()));
-  static_assert(kBlockN / 2 % 8 == 0, "wgmma N of the left half of Q·Kᵀ: a multiple of 8");
   // O += P·V: P from registers (the softmax's output), V from shared memory, MN-major (V's head dim, the
   // N of this product, is contiguous).
   using TiledMmaPV = decltype(cute::make_tiled_mma(

@@ -318,17 +318,6 @@ struct FwdMainloopSm90 {
         mask_tile(params, scores, tScS_rc, intervals, work.slope_log2, n);
       }
     };
-    // The first tile visited holds the block's causal diagonal or its sequence end. Where none of this
-    // warpgroup's valid rows keeps a key in the tile's right half (the diagonal's first 64 rows when
-    // BLOCK_M = BLOCK_N), its S is computed over the left half only and the right half's columns are set to
-    // -inf, as the tile's mask would set them anyway: it masks every column at or past a row's key_end, and
-    // this tile is always masked (the block's first row ends no later, so n >= n_right). Their P is 0.
-    const int first_n = work.n_end - 1;
-    const int last_valid_row = min(work.row0 + 64 * warp_group + 63, work.row0 + work.q_rows - 1);
-    const bool first_left_half =
-        Layouts::kLeftHalfFirstTile && 64 * warp_group < work.q_rows &&
-        work.key_range(params.base.problem).key_end(RowToken{params.by_group}(last_valid_row)) <=
-            first_n * kBlockN + kBlockN / 2;
     // Q's wgmma descriptors (one 64-bit value per k-slice) are rebuilt from an opaque base at every issue:
     // hoisted out of the loop they would hold 2 registers per k-slice through it, and ptxas spilled them
     // (reloading them every step) with key tiles wider than 128.
@@ -338,34 +327,6 @@ struct FwdMainloopSm90 {
       Tensor sQ = make_tensor(make_smem_ptr(opaque(q_block)), typename Layouts::SmemLayoutQWarpGroup{});
       Tensor tSrQ = thr_qk.partition_fragment_A(sQ);  // (MMA, MMA_M, MMA_K) descriptors
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_qk, tSrQ, tSrK(_, _, _, stage), tSrS);
-    };
-    // S over the left half of the stage's keys only (the first tile visited; see first_left_half), written
-    // into the first half of S's registers (a wgmma accumulator's registers run column group by column
-    // group, so the half product's registers are the full one's first half), then -inf into the right
-    // columns once it landed. (Those -inf stores stay after the wait: left holding earlier values through
-    // the wgmma, ptxas serialised every wgmma of the kernel, C7515; and the half product in registers of its
-    // own made it serialise them for want of registers, C7511.)
-    typename Layouts::TiledMmaQKLeftHalf mma_qk_left;
-    auto scores_left_half = [&](int stage) {
-      auto thr_left = mma_qk_left.get_thread_slice(thread % 128);
-      Tensor sQ = make_tensor(make_smem_ptr(opaque(q_block)), typename Layouts::SmemLayoutQWarpGroup{});
-      Tensor tSrQ = thr_left.partition_fragment_A(sQ);  // (MMA, MMA_M, MMA_K) descriptors
-      Tensor sK_left = local_tile(sK(_, _, stage), Shape<Int<kBlockN / 2>, Int<kHeadDim>>{},
-                                  make_coord(_0{}, _0{}));        // (BLOCK_N / 2, HEAD_DIM)
-      Tensor tSrK_left = thr_left.partition_fragment_B(sK_left);  // (MMA, MMA_N, MMA_K) descriptors
-      Tensor tSrS_left = make_tensor(
-          tSrS.data(), partition_fragment_C(mma_qk_left, Shape<_64, Int<kBlockN / 2>>{}).layout());
-      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_qk_left, tSrQ, tSrK_left, tSrS_left);
-      pingpong.pass();
-      gmma_wait<0>(tSrS);
-      // A thread's columns of `scores` are (2, BLOCK_N / 8) = (pair, 8-column group): its second half are
-      // the tile's columns [BLOCK_N / 2, BLOCK_N).
-      static_assert(decltype(size<1>(scores))::value == kBlockN / 4);
-      CUTE_UNROLL
-      for (int r = 0; r < size<0>(scores); ++r) {
-        CUTE_UNROLL
-        for (int c = kBlockN / 8; c < kBlockN / 4; ++c) scores(r, c) = -INFINITY;
-      }
     };
     auto issue_pv = [&](int stage) {
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);
@@ -381,18 +342,13 @@ struct FwdMainloopSm90 {
       if constexpr (!Layouts::kStageOInRings) pipeline_v.consumer_release(read_v);
       ++read_v;
     };
-    // S of key tile n (in the stage `read_k` points at), masked, with nothing to overlap it with; over the
-    // tile's left half only with `left_half`.
-    auto scores_alone = [&](int n, bool left_half) {
+    // S of key tile n (in the stage `read_k` points at), masked, with nothing to overlap it with.
+    auto scores_alone = [&](int n) {
       pipeline_k.consumer_wait(read_k);
       pingpong.wait();
-      if (Layouts::kLeftHalfFirstTile && left_half) {
-        scores_left_half(read_k.index());
-      } else {
-        issue_s(read_k.index());
-        pingpong.pass();
-        gmma_wait<0>(tSrS);
-      }
+      issue_s(read_k.index());
+      pingpong.pass();
+      gmma_wait<0>(tSrS);
       release_k(n);
       mask(n);
     };
@@ -411,7 +367,7 @@ struct FwdMainloopSm90 {
       // Each tile's S, softmax and P·V in sequence; the ping-pong alone hides the softmax.
       CUTE_NO_UNROLL
       for (int n = work.n_end - 1; n >= work.n_begin; --n) {
-        scores_alone(n, n == work.n_end - 1 && first_left_half);
+        scores_alone(n);
         Softmax::apply(softmax.fold(scores), tOrO_rc);
         convert_fragment_into(tSrS, rP);
         if (n == work.n_end - 1) first_softmax_done();
@@ -434,7 +390,7 @@ struct FwdMainloopSm90 {
 
     // The first tile: its S alone, no P·V to overlap with yet.
     int n = work.n_end - 1;
-    scores_alone(n, first_left_half);
+    scores_alone(n);
     // O is still zero: no rescale.
     typename Softmax::Rescale rescale = softmax.template fold</*kFirst=*/true>(scores);
     zero_v_tail(n);

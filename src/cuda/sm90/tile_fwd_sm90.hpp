@@ -40,11 +40,6 @@ struct FwdTileSm90 {
   /// one box of Q or O in global memory: the consumers load their own Q rows and store their O rows with
   /// 16-byte vectors (row by row), and the producer loads K and V only.
   bool pack_gqa = false;
-  /// A block's first key tile (its causal diagonal or sequence end) computed over its left half only by a
-  /// warpgroup none of whose rows keeps a key in the right half: the diagonal's first 64 rows when
-  /// BLOCK_M = BLOCK_N (FwdMainloopSm90::consume). Off where the second wgmma shape made ptxas serialise
-  /// the kernel's wgmmas for want of registers (C7511): D = 64's 192-row tile and D = 256's tiles.
-  bool left_half_first_tile = true;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -146,7 +141,6 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
         FwdTileSm90 tile{128, 64, 2, 3, 2};
         tile.q_stages = 1;
         tile.o_in_rings = true;
-        tile.left_half_first_tile = false;
         return tile;
       }
       default:
@@ -164,7 +158,6 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
     FwdTileSm90 tile{128, 128, 2, 3, 2};
     if (head_dim == 256) {
       tile.block_n = 64;
-      tile.left_half_first_tile = false;
     } else if (head_dim != 64 && head_dim != 128) {
       return {0, 0, 0, 0, 0};
     }
@@ -181,7 +174,6 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
     case 64: {
       FwdTileSm90 tile{192, 96, 2, 3, 3};
       tile.q_stages = 3;
-      tile.left_half_first_tile = false;
       return tile;
     }
     // 128x128, 2 Q + 2 K + 3 V stages: 2 x Q 24 KB + 2 x K 24 KB + 3 x V 24 KB = 168 KB, 64-byte swizzle
@@ -214,7 +206,6 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
       FwdTileSm90 tile{128, 80, 2, 2, 2};
       tile.q_stages = 1;
       tile.o_in_rings = true;
-      tile.left_half_first_tile = false;
       return tile;
     }
     default:
