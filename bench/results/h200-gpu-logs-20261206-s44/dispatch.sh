@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Session 44's device calls: bash bench/results/h200-gpu-logs-20261206-s44/dispatch.sh MODE [LIMIT], LIMIT at
+# most the device time left less 20 s.
+#   first   on an H200: session 43's call5-h200-evidence on main; on any other GPU: mode short
+#   short   session 43's prepared-fwd-short-tiles-ab in a tree unpacked from .ab/left.tar.gz (main + 1c31236),
+#           with .ab/exp2_16.tar.gz (main + ab6136e) and .ab/exp2_8.tar.gz (+ 8dc27eb) as further candidates
+#   probes  session 43's call8-decode-previous-kernel, then its prepared-fwd-s512-stall-profile, on main
+# Prepare on main:
+#   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
+#   git worktree add -q --detach /tmp/wab HEAD && git -C /tmp/wab cherry-pick ab6136e &&
+#     git -C /tmp/wab archive HEAD -o "$PWD/.ab/exp2_16.tar" -- . ':!bench/results' &&
+#     git -C /tmp/wab cherry-pick 8dc27eb && git -C /tmp/wab archive HEAD -o "$PWD/.ab/exp2_8.tar" -- . \
+#     ':!bench/results' && git -C /tmp/wab reset -q --hard HEAD~2 && git -C /tmp/wab cherry-pick 1c31236 &&
+#     git -C /tmp/wab archive HEAD -o "$PWD/.ab/left.tar" -- . ':!bench/results' &&
+#     git -C /tmp/wab rev-parse HEAD > .ab/left.commit && git worktree remove --force /tmp/wab
+#   gzip .ab/*.tar; git rev-parse HEAD > .commit
+# Carry [".ab", "third_party/cutlass", ".commit"].
+set -u
+results=$PWD/bench/results
+s43=$results/h200-gpu-logs-20261206-s43
+wrap=$results/h200-gpu-logs-20261204-s28/wrap.sh
+mode=${1:-}
+if [[ $mode == first ]]; then
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  echo "GPU: $gpu"
+  [[ $gpu == *H200* ]] && exec bash "$wrap" "$s43/call5-h200-evidence/command.sh" "${2:-560}"
+  mode=short
+fi
+case $mode in
+  short) exec scripts/device-in-tree left "$s43/prepared-fwd-short-tiles-ab/command.sh" "${2:-520}" ;;
+  probes)
+    timeout 150 bash "$s43/call8-decode-previous-kernel/command.sh"
+    echo "call 8 rc=$?"
+    timeout $((${2:-340} - SECONDS - 5)) bash "$s43/prepared-fwd-s512-stall-profile/command.sh"
+    echo "profile rc=$?"
+    cd "$OUT" && tar czf logs.tgz logs && rm -rf logs
+    ;;
+  *) echo "usage: dispatch.sh first|short|probes [LIMIT]" >&2; exit 2 ;;
+esac
