@@ -56,7 +56,7 @@ struct FwdMainloopSm90 {
   static constexpr int kConsumerThreads = Layouts::kConsumerThreads;
   /// Accumulator rows per thread: a thread holds rows r and r + 8 of its warp's 16.
   static constexpr int kRowsPerThread = 2;
-  using Softmax = OnlineSoftmax<kRowsPerThread>;
+  using Softmax = OnlineSoftmax<kRowsPerThread, Layouts::kTile.exp2_on_fma_period>;
 
   /// What the block computes, shared by the producer and the consumers.
   using Work = FwdWorkSm90;

@@ -40,6 +40,14 @@ struct FwdTileSm90 {
   /// one box of Q or O in global memory: the consumers load their own Q rows and store their O rows with
   /// 16-byte vectors (row by row), and the producer loads K and V only.
   bool pack_gqa = false;
+  /// Every exp2_on_fma_period-th column of a thread's scores is exponentiated on the FMA pipe
+  /// (exp2_polynomial) rather than by MUFU.EX2 (0: none). At D = 64 a step's exponentials take the MUFU unit
+  /// (16 a clock and SM) as long as its two products take the tensor cores (256 FLOP per score at 4,096 a
+  /// clock), so the softmax is the longer phase. A polynomial costs ~13 issue slots where MUFU costs one
+  /// slot and 8 of its pipe's (in 128ths of an SM clock per score), and the rest of the softmax ~5.5 slots:
+  /// moving a share f balances the two at f ~ 1/12 (MUFU 8 (1 - f) against issue 6.5 + 12 f), and past it
+  /// the issue slots bind instead, so D = 64 takes 1/16 (kExp2OnFmaPeriodD64).
+  int exp2_on_fma_period = 0;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -97,6 +105,10 @@ constexpr const char* fwd_ablation_suffix_sm90() {
   }
 }
 
+/// D = 64's FwdTileSm90::exp2_on_fma_period: 1 score in 16 of a thread's row (2 of its 32 columns with
+/// 128-key tiles, 1 of its 24 with 96-key ones).
+inline constexpr int kExp2OnFmaPeriodD64 = 16;
+
 /// The tile of head dims (`head_dim`, `head_dim_v`) in `regime` as built (0 fields for a (head dims,
 /// regime) with no sm90 kernel).
 constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTileRegime regime) {
@@ -122,6 +134,7 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
       case 64: {
         FwdTileSm90 tile{128, 128, 2, 3, 2};
         tile.q_stages = 3;
+        tile.exp2_on_fma_period = kExp2OnFmaPeriodD64;
         return tile;
       }
       // D = 128 wherever the 144-key tile does not pay (core::wide_key_tile_sm90_d128): 128x128, 2 Q + 2 K
@@ -163,6 +176,7 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
     }
     tile.q_stages = 1;
     tile.pack_gqa = true;
+    if (head_dim == 64) tile.exp2_on_fma_period = kExp2OnFmaPeriodD64;
     return tile;
   }
   switch (head_dim) {
@@ -174,6 +188,7 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
     case 64: {
       FwdTileSm90 tile{192, 96, 2, 3, 3};
       tile.q_stages = 3;
+      tile.exp2_on_fma_period = kExp2OnFmaPeriodD64;
       return tile;
     }
     // 128x128, 2 Q + 2 K + 3 V stages: 2 x Q 24 KB + 2 x K 24 KB + 3 x V 24 KB = 168 KB, 64-byte swizzle
