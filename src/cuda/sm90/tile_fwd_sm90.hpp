@@ -46,7 +46,10 @@ struct FwdTileSm90 {
   /// clock), so the softmax is the longer phase. A polynomial costs ~13 issue slots where MUFU costs one
   /// slot and 8 of its pipe's (in 128ths of an SM clock per score), and the rest of the softmax ~5.5 slots:
   /// moving a share f balances the two at f ~ 1/12 (MUFU 8 (1 - f) against issue 6.5 + 12 f), and past it
-  /// the issue slots bind instead, so D = 64 takes 1/16 (kExp2OnFmaPeriodD64).
+  /// the issue slots bind instead. Measured (docs/PERF.md, session 44, H100): 1/16 on D = 64's 128x128 tile
+  /// +1.2 ... +4.1% at S 512 / 1k, 1/8 -2 ... 0%; on the 192x96 tile, where a third warpgroup's GEMMs already
+  /// cover each softmax, 1/16 cost 1.1-2.6%. So only the two-warpgroup D = 64 tile takes it
+  /// (kExp2OnFmaPeriodD64).
   int exp2_on_fma_period = 0;
 };
 
@@ -105,8 +108,8 @@ constexpr const char* fwd_ablation_suffix_sm90() {
   }
 }
 
-/// D = 64's FwdTileSm90::exp2_on_fma_period: 1 score in 16 of a thread's row (2 of its 32 columns with
-/// 128-key tiles, 1 of its 24 with 96-key ones).
+/// D = 64's FwdTileSm90::exp2_on_fma_period on its short-key 128x128 tile: 1 score in 16 of a thread's row
+/// (2 of its 32 columns).
 inline constexpr int kExp2OnFmaPeriodD64 = 16;
 
 /// The tile of head dims (`head_dim`, `head_dim_v`) in `regime` as built (0 fields for a (head dims,
@@ -176,7 +179,6 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
     }
     tile.q_stages = 1;
     tile.pack_gqa = true;
-    if (head_dim == 64) tile.exp2_on_fma_period = kExp2OnFmaPeriodD64;
     return tile;
   }
   switch (head_dim) {
@@ -188,7 +190,6 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
     case 64: {
       FwdTileSm90 tile{192, 96, 2, 3, 3};
       tile.q_stages = 3;
-      tile.exp2_on_fma_period = kExp2OnFmaPeriodD64;
       return tile;
     }
     // 128x128, 2 Q + 2 K + 3 V stages: 2 x Q 24 KB + 2 x K 24 KB + 3 x V 24 KB = 168 KB, 64-byte swizzle
