@@ -5,6 +5,8 @@
 #   short   session 43's prepared-fwd-short-tiles-ab in a tree unpacked from .ab/left.tar.gz (main + 1c31236),
 #           with .ab/exp2_16.tar.gz (main + ab6136e) and .ab/exp2_8.tar.gz (+ 8dc27eb) as further candidates
 #   probes  session 43's call8-decode-previous-kernel, then its prepared-fwd-s512-stall-profile, on main
+#   exp2    (from call 3 on; "first" takes it on other GPUs from then on) call3-d64-exp2-period-ab, then
+#           call4-decode-previous-kernel-again; prepared as call 3's header says
 # Prepare on main:
 #   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
 #   git worktree add -q --detach /tmp/wab HEAD && git -C /tmp/wab cherry-pick ab6136e &&
@@ -18,13 +20,14 @@
 set -u
 results=$PWD/bench/results
 s43=$results/h200-gpu-logs-20261206-s43
+s44=$results/h200-gpu-logs-20261206-s44
 wrap=$results/h200-gpu-logs-20261204-s28/wrap.sh
 mode=${1:-}
 if [[ $mode == first ]]; then
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
   echo "GPU: $gpu"
   [[ $gpu == *H200* ]] && exec bash "$wrap" "$s43/call5-h200-evidence/command.sh" "${2:-560}"
-  mode=short
+  mode=${FIRST_ELSE:-short}
 fi
 case $mode in
   short) exec scripts/device-in-tree left "$s43/prepared-fwd-short-tiles-ab/command.sh" "${2:-520}" ;;
@@ -35,5 +38,12 @@ case $mode in
     echo "profile rc=$?"
     cd "$OUT" && tar czf logs.tgz logs && rm -rf logs
     ;;
-  *) echo "usage: dispatch.sh first|short|probes [LIMIT]" >&2; exit 2 ;;
+  exp2)
+    timeout 310 bash "$s44/call3-d64-exp2-period-ab/command.sh"
+    echo "call 3 rc=$?"
+    timeout $((${2:-420} - SECONDS - 5)) bash "$s44/call4-decode-previous-kernel-again/command.sh"
+    echo "call 4 rc=$?"
+    cd "$OUT" && tar czf logs.tgz logs && rm -rf logs
+    ;;
+  *) echo "usage: [FIRST_ELSE=MODE] dispatch.sh first|short|probes|exp2 [LIMIT]" >&2; exit 2 ;;
 esac
