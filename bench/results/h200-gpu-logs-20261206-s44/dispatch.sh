@@ -8,6 +8,7 @@
 #   exp2    (from call 3 on; "first" takes it on other GPUs from then on) call3-d64-exp2-period-ab, then
 #           call4-decode-previous-kernel-again; prepared as call 3's header says
 #   bisect  call5-decode-graph-fault-bisect on main
+#   alive   call6-decode-previous-kernel-kept-alive on main
 # Prepare on main:
 #   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
 #   git worktree add -q --detach /tmp/wab HEAD && git -C /tmp/wab cherry-pick ab6136e &&
@@ -47,5 +48,6 @@ case $mode in
     cd "$OUT" && tar czf logs.tgz logs && rm -rf logs
     ;;
   bisect) exec bash "$wrap" "$s44/call5-decode-graph-fault-bisect/command.sh" "${2:-200}" ;;
-  *) echo "usage: [FIRST_ELSE=MODE] dispatch.sh first|short|probes|exp2|bisect [LIMIT]" >&2; exit 2 ;;
+  alive) exec bash "$wrap" "$s44/call6-decode-previous-kernel-kept-alive/command.sh" "${2:-150}" ;;
+  *) echo "usage: [FIRST_ELSE=MODE] dispatch.sh first|short|probes|exp2|bisect|alive [LIMIT]" >&2; exit 2 ;;
 esac
