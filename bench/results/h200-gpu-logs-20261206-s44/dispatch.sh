@@ -9,6 +9,7 @@
 #           call4-decode-previous-kernel-again; prepared as call 3's header says
 #   bisect  call5-decode-graph-fault-bisect on main
 #   alive   call6-decode-previous-kernel-kept-alive on main
+#   stale   call7-fwd-stale-max-ab (the working tree against .ab/base.tar.gz, as its header says)
 # Prepare on main:
 #   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
 #   git worktree add -q --detach /tmp/wab HEAD && git -C /tmp/wab cherry-pick ab6136e &&
@@ -49,5 +50,6 @@ case $mode in
     ;;
   bisect) exec bash "$wrap" "$s44/call5-decode-graph-fault-bisect/command.sh" "${2:-200}" ;;
   alive) exec bash "$wrap" "$s44/call6-decode-previous-kernel-kept-alive/command.sh" "${2:-150}" ;;
-  *) echo "usage: [FIRST_ELSE=MODE] dispatch.sh first|short|probes|exp2|bisect|alive [LIMIT]" >&2; exit 2 ;;
+  stale) exec bash "$wrap" "$s44/call7-fwd-stale-max-ab/command.sh" "${2:-430}" ;;
+  *) echo "usage: [FIRST_ELSE=MODE] dispatch.sh first|short|probes|exp2|bisect|alive|stale [LIMIT]" >&2; exit 2 ;;
 esac
