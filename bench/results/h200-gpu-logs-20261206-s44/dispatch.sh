@@ -10,6 +10,7 @@
 #   bisect  call5-decode-graph-fault-bisect on main
 #   alive   call6-decode-previous-kernel-kept-alive on main
 #   stale   call7-fwd-stale-max-ab (the working tree against .ab/base.tar.gz, as its header says)
+#   stale128  call8-fwd-stale-max-ab-d128 (call 7 at D 128 only, for the budget left)
 # Prepare on main:
 #   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
 #   git worktree add -q --detach /tmp/wab HEAD && git -C /tmp/wab cherry-pick ab6136e &&
@@ -51,5 +52,6 @@ case $mode in
   bisect) exec bash "$wrap" "$s44/call5-decode-graph-fault-bisect/command.sh" "${2:-200}" ;;
   alive) exec bash "$wrap" "$s44/call6-decode-previous-kernel-kept-alive/command.sh" "${2:-150}" ;;
   stale) exec bash "$wrap" "$s44/call7-fwd-stale-max-ab/command.sh" "${2:-430}" ;;
-  *) echo "usage: [FIRST_ELSE=MODE] dispatch.sh first|short|probes|exp2|bisect|alive|stale [LIMIT]" >&2; exit 2 ;;
+  stale128) exec bash "$wrap" "$s44/call8-fwd-stale-max-ab-d128/command.sh" "${2:-205}" ;;
+  *) echo "usage: [FIRST_ELSE=MODE] dispatch.sh first|short|probes|exp2|bisect|alive|stale|stale128 [LIMIT]" >&2; exit 2 ;;
 esac
