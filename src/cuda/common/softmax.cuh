@@ -39,14 +39,13 @@ __device__ __forceinline__ float reciprocal_approx(float x) {
   return y;
 }
 
-/// 2^x on the FMA and integer pipes, for x <= 8 (a score minus its row's maximum, log2 domain, or minus a
-/// stale maximum up to 8 below the true one: OnlineSoftmax's kStaleMaxLog2), so that a kernel bound by the
-/// MUFU unit's 16 results per clock and SM can move part of its exponentials off it. x is split into n + f,
-/// n = round(x) and f in [-1/2, 1/2], by the 1.5 * 2^23 addition (n lands in the sum's low mantissa bits);
-/// 2^f comes from a degree-5 polynomial (relative error below 2.4e-7 in fp32 over the interval, as
-/// ex2.approx's 2 ulp; checked on every float in [-125, 0], and for 0 < x <= 8 only n differs, whose
-/// exponent add is exact), and n is added to its exponent field. Below -125 (and at -inf) the result is 0
-/// exactly, as ex2.approx.ftz's is for every masked score: the exponent field would underflow there.
+/// 2^x on the FMA and integer pipes, for x <= 0 (a score minus its row's maximum, log2 domain), so that a
+/// kernel bound by the MUFU unit's 16 results per clock and SM can move part of its exponentials off it. x is
+/// split into n + f, n = round(x) and f in [-1/2, 1/2], by the 1.5 * 2^23 addition (n lands in the sum's low
+/// mantissa bits); 2^f comes from a degree-5 polynomial (relative error below 2.4e-7 in fp32 over the
+/// interval, as ex2.approx's 2 ulp), and n is added to its exponent field. Below -125 (and at -inf) the
+/// result is 0 exactly, as ex2.approx.ftz's is for every masked score: the exponent field would underflow
+/// there.
 __device__ __forceinline__ float exp2_polynomial(float x) {
   constexpr float kRoundingShift = 12582912.0f;  // 1.5 * 2^23
   const float clamped = fmaxf(x, -125.0f);
@@ -72,14 +71,7 @@ __device__ __forceinline__ float quad_allreduce(float value, Op op) {
 /// kExp2OnFmaPeriod > 0: in every row, the scores of this thread's columns c with c % kExp2OnFmaPeriod ==
 /// kExp2OnFmaPeriod - 1 are exponentiated by exp2_polynomial instead of the MUFU unit (a kernel whose softmax
 /// is bound by MUFU throughput: FwdTileSm90::exp2_on_fma_period).
-///
-/// kStaleMaxLog2 > 0: a row keeps the maximum its exponentials are taken against (its base) while a tile
-/// raises the row's true maximum by at most kStaleMaxLog2 in the log2 domain, so that O is rescaled only on
-/// the rare tile that raises it by more (with 0, on every tile that raises it at all). The result is the same
-/// softmax: numerator and row sum share the base, which cancels in the final division and in the lse. A
-/// stale base lets a probability reach 2^kStaleMaxLog2 instead of 1, which fp32 sums and 16-bit P hold with
-/// the same relative rounding (bf16 and fp16 up to 2^8 exactly in range).
-template <int kRows, int kExp2OnFmaPeriod = 0, int kStaleMaxLog2 = 0>
+template <int kRows, int kExp2OnFmaPeriod = 0>
 class OnlineSoftmax {
   static constexpr int kPeriod = kExp2OnFmaPeriod > 0 ? kExp2OnFmaPeriod : 1;
 
@@ -124,12 +116,7 @@ class OnlineSoftmax {
       CUTE_UNROLL
       for (int c = 1; c < size<1>(scores); ++c) tile_max = fmaxf(tile_max, scores(r, c));
       tile_max = quad_allreduce(tile_max, [](float a, float b) { return fmaxf(a, b); });
-      float new_max = fmaxf(row_max_[r], tile_max);
-      // The growth is +inf from a row's first kept key (max -inf before) and NaN while no key is kept
-      // (-inf - -inf): neither keeps the stale base. The four lanes of the row decide alike (same maxima).
-      if (kStaleMaxLog2 > 0 && !kFirst && (new_max - row_max_[r]) * scale_log2_ <= float(kStaleMaxLog2)) {
-        new_max = row_max_[r];
-      }
+      const float new_max = fmaxf(row_max_[r], tile_max);
       // A row with every key masked so far keeps max -inf; subtract 0 instead so exp2 sees -inf, not NaN.
       const float base = new_max == -INFINITY ? 0.0f : new_max * scale_log2_;
       if constexpr (kFirst) {

@@ -56,12 +56,7 @@ struct FwdMainloopSm90 {
   static constexpr int kConsumerThreads = Layouts::kConsumerThreads;
   /// Accumulator rows per thread: a thread holds rows r and r + 8 of its warp's 16.
   static constexpr int kRowsPerThread = 2;
-  /// A row's exponentials keep a stale maximum while the true one exceeds it by at most 8 in the log2 domain
-  /// (OnlineSoftmax's kStaleMaxLog2), so O is rescaled only on the rare tile that raises it by more: after
-  /// the first tiles a row's maximum grows little, and the rescale (D = 128: 64 multiplies per thread a step,
-  /// 128 at D = 256) runs inside the ping-pong window, between the warpgroup's Q·Kᵀ issue and its P·V issue.
-  static constexpr int kStaleMaxLog2 = 8;
-  using Softmax = OnlineSoftmax<kRowsPerThread, Layouts::kTile.exp2_on_fma_period, kStaleMaxLog2>;
+  using Softmax = OnlineSoftmax<kRowsPerThread, Layouts::kTile.exp2_on_fma_period>;
 
   /// What the block computes, shared by the producer and the consumers.
   using Work = FwdWorkSm90;
