@@ -46,10 +46,10 @@ struct FwdTileSm90 {
   /// clock), so the softmax is the longer phase. A polynomial costs ~13 issue slots where MUFU costs one
   /// slot and 8 of its pipe's (in 128ths of an SM clock per score), and the rest of the softmax ~5.5 slots:
   /// moving a share f balances the two at f ~ 1/12 (MUFU 8 (1 - f) against issue 6.5 + 12 f), and past it
-  /// the issue slots bind instead. Measured (docs/PERF.md, session 44, H100): 1/16 on D = 64's 128x128 tile
-  /// +1.2 ... +4.1% at S 512 / 1k, 1/8 -2 ... 0%; on the 192x96 tile, where a third warpgroup's GEMMs already
-  /// cover each softmax, 1/16 cost 1.1-2.6%. So only the two-warpgroup D = 64 tile takes it
-  /// (kExp2OnFmaPeriodD64).
+  /// the issue slots bind instead. Measured (docs/PERF.md, session 44, H100): on D = 64's 128x128 tile 1/16
+  /// +1.2 ... +4.1% at S 512 / 1k in two A/Bs, 1/32 +0.5 ... +1.5%, 1/10 and 1/8 -3 ... 0%; on the 192x96
+  /// tile, where a third warpgroup's GEMMs already cover each softmax, 1/16 cost 1.1-2.6%. So only the
+  /// two-warpgroup D = 64 tile takes it, at 1/16 (kExp2OnFmaPeriodD64).
   int exp2_on_fma_period = 0;
 };
 
@@ -133,7 +133,8 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
     switch (head_dim) {
       // D = 64, short key loops (core::short_key_loop_sm90_d64 says when and why): 128x128 with two
       // consumer warpgroups (240 registers: S 64 + O 32 + P 32), 3 Q + 2 K + 3 V stages of 16 KB = 128 KB.
-      // The third Q buffer loads Q two tiles ahead: causal tiles of S 512 are 1-4 key steps long.
+      // The third Q buffer loads Q two tiles ahead: causal tiles of S 512 are 1-4 key steps long. One score
+      // in 16 is exponentiated on the FMA pipe: two warpgroups cannot hide a softmax as long as the GEMMs.
       case 64: {
         FwdTileSm90 tile{128, 128, 2, 3, 2};
         tile.q_stages = 3;
