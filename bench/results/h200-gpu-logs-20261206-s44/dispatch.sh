@@ -11,6 +11,8 @@
 #   alive   call6-decode-previous-kernel-kept-alive on main
 #   stale   call7-fwd-stale-max-ab (the working tree against .ab/base.tar.gz, as its header says)
 #   stale128  call8-fwd-stale-max-ab-d128 (call 7 at D 128 only, for the budget left)
+#   chains  prepared-fwd-row-max-chains-ab in a tree unpacked from .ab/chains.tar.gz (main + 53dc920), as its
+#           header says; the next session's first call: FIRST_ELSE=chains dispatch.sh first LIMIT
 # Prepare on main:
 #   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
 #   git worktree add -q --detach /tmp/wab HEAD && git -C /tmp/wab cherry-pick ab6136e &&
@@ -53,5 +55,6 @@ case $mode in
   alive) exec bash "$wrap" "$s44/call6-decode-previous-kernel-kept-alive/command.sh" "${2:-150}" ;;
   stale) exec bash "$wrap" "$s44/call7-fwd-stale-max-ab/command.sh" "${2:-430}" ;;
   stale128) exec bash "$wrap" "$s44/call8-fwd-stale-max-ab-d128/command.sh" "${2:-205}" ;;
-  *) echo "usage: [FIRST_ELSE=MODE] dispatch.sh first|short|probes|exp2|bisect|alive|stale|stale128 [LIMIT]" >&2; exit 2 ;;
+  chains) exec scripts/device-in-tree chains "$s44/prepared-fwd-row-max-chains-ab/command.sh" "${2:-440}" ;;
+  *) echo "usage: [FIRST_ELSE=MODE] dispatch.sh first|short|probes|exp2|bisect|alive|stale|stale128|chains [LIMIT]" >&2; exit 2 ;;
 esac
