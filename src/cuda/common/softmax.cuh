@@ -14,6 +14,8 @@
 
 #include <cute/tensor.hpp>
 
+#include "core/exp2_polynomial.hpp"
+
 namespace flashattn::cuda {
 
 /// 2^x with the MUFU.EX2 unit (2 ulp; flushes denormal results to zero, which the softmax never needs).
@@ -39,28 +41,6 @@ __device__ __forceinline__ float reciprocal_approx(float x) {
   return y;
 }
 
-/// 2^x on the FMA and integer pipes, for x <= 0 (a score minus its row's maximum, log2 domain), so that a
-/// kernel bound by the MUFU unit's 16 results per clock and SM can move part of its exponentials off it. x is
-/// split into n + f, n = round(x) and f in [-1/2, 1/2], by the 1.5 * 2^23 addition (n lands in the sum's low
-/// mantissa bits); 2^f comes from a degree-5 polynomial (relative error below 2.4e-7 in fp32 over the
-/// interval, as ex2.approx's 2 ulp), and n is added to its exponent field. Below -125 (and at -inf) the
-/// result is 0 exactly, as ex2.approx.ftz's is for every masked score: the exponent field would underflow
-/// there.
-__device__ __forceinline__ float exp2_polynomial(float x) {
-  constexpr float kRoundingShift = 12582912.0f;  // 1.5 * 2^23
-  const float clamped = fmaxf(x, -125.0f);
-  const float shifted = clamped + kRoundingShift;
-  const float f = clamped - (shifted - kRoundingShift);
-  float p = 1.32764713e-3f;
-  p = fmaf(p, f, 9.67554189e-3f);
-  p = fmaf(p, f, 5.55071309e-2f);
-  p = fmaf(p, f, 2.40221202e-1f);
-  p = fmaf(p, f, 6.93146944e-1f);
-  p = fmaf(p, f, 1.00000012f);
-  const float scaled = __int_as_float(__float_as_int(p) + (__float_as_int(shifted) << 23));
-  return x < -125.0f ? 0.0f : scaled;
-}
-
 /// Reduces over the 4 lanes of a quad, which hold the columns of the same accumulator rows.
 template <class Op>
 __device__ __forceinline__ float quad_allreduce(float value, Op op) {
@@ -69,8 +49,8 @@ __device__ __forceinline__ float quad_allreduce(float value, Op op) {
 }
 
 /// kExp2OnFmaPeriod > 0: in every row, the scores of this thread's columns c with c % kExp2OnFmaPeriod ==
-/// kExp2OnFmaPeriod - 1 are exponentiated by exp2_polynomial instead of the MUFU unit (a kernel whose softmax
-/// is bound by MUFU throughput: FwdTileSm90::exp2_on_fma_period).
+/// kExp2OnFmaPeriod - 1 are exponentiated by core::exp2_polynomial instead of the MUFU unit (a kernel whose
+/// softmax is bound by MUFU throughput: FwdTileSm90::exp2_on_fma_period).
 template <int kRows, int kExp2OnFmaPeriod = 0>
 class OnlineSoftmax {
   static constexpr int kPeriod = kExp2OnFmaPeriod > 0 ? kExp2OnFmaPeriod : 1;
@@ -131,7 +111,7 @@ class OnlineSoftmax {
       for (int c = 0; c < size<1>(scores); ++c) {
         const float x = scores(r, c) * scale_log2_ - base;
         scores(r, c) =
-            kExp2OnFmaPeriod > 0 && c % kPeriod == kPeriod - 1 ? exp2_polynomial(x) : exp2_approx(x);
+            kExp2OnFmaPeriod > 0 && c % kPeriod == kPeriod - 1 ? core::exp2_polynomial(x) : exp2_approx(x);
         tile_sum += scores(r, c);
       }
       row_sum_[r] = kFirst ? tile_sum : row_sum_[r] * rescale.factor[r] + tile_sum;

@@ -41,9 +41,9 @@ struct FwdTileSm90 {
   /// 16-byte vectors (row by row), and the producer loads K and V only.
   bool pack_gqa = false;
   /// Every exp2_on_fma_period-th column of a thread's scores is exponentiated on the FMA pipe
-  /// (exp2_polynomial) rather than by MUFU.EX2 (0: none). At D = 64 a step's exponentials take the MUFU unit
-  /// (16 a clock and SM) as long as its two products take the tensor cores (256 FLOP per score at 4,096 a
-  /// clock), so the softmax is the longer phase. A polynomial costs ~13 issue slots where MUFU costs one
+  /// (core::exp2_polynomial) rather than by MUFU.EX2 (0: none). At D = 64 a step's exponentials take the MUFU
+  /// unit (16 a clock and SM) as long as its two products take the tensor cores (256 FLOP per score at 4,096
+  /// a clock), so the softmax is the longer phase. A polynomial costs ~13 issue slots where MUFU costs one
   /// slot and 8 of its pipe's (in 128ths of an SM clock per score), and the rest of the softmax ~5.5 slots:
   /// moving a share f balances the two at f ~ 1/12 (MUFU 8 (1 - f) against issue 6.5 + 12 f), and past it
   /// the issue slots bind instead. Measured (docs/PERF.md, session 44, H100): on D = 64's 128x128 tile 1/16
