@@ -48,38 +48,10 @@ __device__ __forceinline__ float quad_allreduce(float value, Op op) {
   return op(value, __shfl_xor_sync(0xffffffffu, value, 2));
 }
 
-/// The largest of this thread's scores in row `r` of `scores` (rows, COLS), folded in kChains independent
-/// chains and then a tree: fmaxf is exact and NaN-ignoring in either argument, so any order gives the serial
-/// fold's result bit for bit, and the chain is COLS / kChains + 1 deep instead of COLS - 1 (ptxas keeps a
-/// serial fold serial).
-template <int kChains, class Scores>
-__device__ __forceinline__ float thread_row_max(const Scores& scores, int r) {
-  using namespace cute;
-  constexpr int kCols = decltype(size<1>(scores))::value;
-  constexpr int kUsed = kCols < kChains ? kCols : kChains;
-  static_assert(kUsed == 1 || kUsed == 2 || kUsed == 4, "a tree over 1, 2 or 4 chains");
-  float chain[kUsed];
-  CUTE_UNROLL
-  for (int k = 0; k < kUsed; ++k) chain[k] = scores(r, k);
-  CUTE_UNROLL
-  for (int c = kUsed; c < kCols; ++c) chain[c % kUsed] = fmaxf(chain[c % kUsed], scores(r, c));
-  CUTE_UNROLL
-  for (int width = kUsed / 2; width > 0; width /= 2) {
-    CUTE_UNROLL
-    for (int k = 0; k < width; ++k) chain[k] = fmaxf(chain[k], chain[k + width]);
-  }
-  return chain[0];
-}
-
 /// kExp2OnFmaPeriod > 0: in every row, the scores of this thread's columns c with c % kExp2OnFmaPeriod ==
 /// kExp2OnFmaPeriod - 1 are exponentiated by core::exp2_polynomial instead of the MUFU unit (a kernel whose
 /// softmax is bound by MUFU throughput: FwdTileSm90::exp2_on_fma_period).
-///
-/// kMaxChains: the row maximum of a tile, the head of the softmax's dependency chain, is folded in that many
-/// independent chains (thread_row_max; the same result whatever the count). At 32 columns a row the serial
-/// fold (1) is 31 dependent FMNMX at the head of every tile's softmax; 4 cut it to 8 at the price of 3 more
-/// live registers a row, which the register-bound sm80 kernels spill (docs/PERF.md, session 44).
-template <int kRows, int kExp2OnFmaPeriod = 0, int kMaxChains = 1>
+template <int kRows, int kExp2OnFmaPeriod = 0>
 class OnlineSoftmax {
   static constexpr int kPeriod = kExp2OnFmaPeriod > 0 ? kExp2OnFmaPeriod : 1;
 
@@ -120,7 +92,9 @@ class OnlineSoftmax {
     bool max_changed = false;
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
-      float tile_max = thread_row_max<kMaxChains>(scores, r);
+      float tile_max = scores(r, 0);
+      CUTE_UNROLL
+      for (int c = 1; c < size<1>(scores); ++c) tile_max = fmaxf(tile_max, scores(r, c));
       tile_max = quad_allreduce(tile_max, [](float a, float b) { return fmaxf(a, b); });
       const float new_max = fmaxf(row_max_[r], tile_max);
       // A row with every key masked so far keeps max -inf; subtract 0 instead so exp2 sees -inf, not NaN.

@@ -56,9 +56,7 @@ struct FwdMainloopSm90 {
   static constexpr int kConsumerThreads = Layouts::kConsumerThreads;
   /// Accumulator rows per thread: a thread holds rows r and r + 8 of its warp's 16.
   static constexpr int kRowsPerThread = 2;
-  /// The row maximum in 4 chains (OnlineSoftmax's kMaxChains): the softmax's first dependency chain 12
-  /// instructions deep instead of 34 at 32 columns a row, with no spill at any head dim.
-  using Softmax = OnlineSoftmax<kRowsPerThread, Layouts::kTile.exp2_on_fma_period, 4>;
+  using Softmax = OnlineSoftmax<kRowsPerThread, Layouts::kTile.exp2_on_fma_period>;
 
   /// What the block computes, shared by the producer and the consumers.
   using Work = FwdWorkSm90;
