@@ -11,7 +11,7 @@
 #   alive   call6-decode-previous-kernel-kept-alive on main
 #   stale   call7-fwd-stale-max-ab (the working tree against .ab/base.tar.gz, as its header says)
 #   stale128  call8-fwd-stale-max-ab-d128 (call 7 at D 128 only, for the budget left)
-#   chains  prepared-fwd-row-max-chains-ab in a tree unpacked from .ab/chains.tar.gz (main + 53dc920), as its
+#   chains  prepared-fwd-row-max-chains-ab in a tree unpacked from .ab/chains.tar.gz (main + dbe2a2f), as its
 #           header says; the next session's first call: FIRST_ELSE=chains dispatch.sh first LIMIT
 # Prepare on main:
 #   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 44 (not yet run; any 132-SM GPU, ~420 s): 53dc920, the sm90 forward's tile row maximum
+# Prepared in session 44 (not yet run; any 132-SM GPU, ~420 s): dbe2a2f, the sm90 forward's tile row maximum
 # folded in 4 independent chains and a tree, against main. ptxas keeps the serial fold serial: today every
 # tile's softmax starts with 34 dependent instructions (31 FMNMX a row at 32 columns, the quad shuffles, the
 # new maximum), 12 with the change (nvdisasm of the D 128 kernels; the result is the same bit for bit, fmaxf
@@ -9,7 +9,7 @@
 # warpgroup's GEMMs already cover it; D 256 (16-20 columns a row) less. 0 spills, no C75xx at D 64 / 128 / 256.
 # Keep if the paper grid's geometric mean >= 1.005 with no cell below 0.99, and the tests and memcheck pass.
 # Prepare on main: rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
-#   git worktree add -q --detach /tmp/wch HEAD && git -C /tmp/wch cherry-pick 53dc920 &&
+#   git worktree add -q --detach /tmp/wch HEAD && git -C /tmp/wch cherry-pick dbe2a2f &&
 #     git -C /tmp/wch archive HEAD -o "$PWD/.ab/chains.tar" -- . ':!bench/results' &&
 #     git -C /tmp/wch rev-parse HEAD > .ab/chains.commit && git worktree remove --force /tmp/wch
 #   gzip .ab/*.tar; git rev-parse HEAD > .commit. Carry [".ab", "third_party/cutlass", ".commit"]; run as
