@@ -11,6 +11,8 @@
 
 namespace flashattn::core {
 
+// Bit casts usable on both sides: the CUDA sources compile as C++17 (cmake/FlashattnCuda.cmake), which has
+// no std::bit_cast.
 FLASHATTN_HOST_DEVICE float float_from_bits(std::int32_t bits) {
 #if defined(__CUDA_ARCH__)
   return __int_as_float(bits);
