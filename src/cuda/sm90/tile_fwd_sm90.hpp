@@ -185,13 +185,14 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
     return tile;
   }
   switch (head_dim) {
-    // 192x96 (three consumer warpgroups), 3 Q + 2 K + 3 V stages: 3 x Q 24 KB + 2 x K 12 KB + 3 x V 12 KB
-    // = 132 KB (the third Q buffer loads Q two tiles ahead). At D = 64 the softmax of a score tile takes
+    // 192x96 (three consumer warpgroups), 3 Q + 4 K + 5 V stages: 3 x Q 24 KB + 4 x K 12 KB + 5 x V 12 KB
+    // = 180 KB (the third Q buffer loads Q two tiles ahead; the deeper rings keep the producer two key steps
+    // ahead). At D = 64 the softmax of a score tile takes
     // longer than one warpgroup's two GEMMs on it, so two warpgroups cannot hide it under each other's; with
     // three, two warpgroups' GEMMs cover one softmax. Three consumer warpgroups get 160 registers each: S 48
     // + O 32 + P 24 fit without spills (a 128-key tile, S 64 + P 32, spills 144 bytes in the main loop).
     case 64: {
-      FwdTileSm90 tile{192, 96, 2, 3, 3};
+      FwdTileSm90 tile{192, 96, 4, 5, 3};
       tile.q_stages = 3;
       return tile;
     }
