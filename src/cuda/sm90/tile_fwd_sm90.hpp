@@ -132,13 +132,11 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
   if (regime == FwdTileRegime::short_keys) {
     switch (head_dim) {
       // D = 64, short key loops (core::short_key_loop_sm90_d64 says when and why): 128x128 with two
-      // consumer warpgroups (240 registers: S 64 + O 32 + P 32), 3 Q + 4 K + 5 V stages of 16 KB = 192 KB.
-      // The third Q buffer loads Q two tiles ahead: causal tiles of S 512 are 1-4 key steps long, so the
-      // rings are deep enough for the producer to run a whole short tile ahead (2 K + 3 V stages kept it
-      // about one step ahead, less than a loaded HBM read's latency at these steps' length). One score
+      // consumer warpgroups (240 registers: S 64 + O 32 + P 32), 3 Q + 2 K + 3 V stages of 16 KB = 128 KB.
+      // The third Q buffer loads Q two tiles ahead: causal tiles of S 512 are 1-4 key steps long. One score
       // in 16 is exponentiated on the FMA pipe: two warpgroups cannot hide a softmax as long as the GEMMs.
       case 64: {
-        FwdTileSm90 tile{128, 128, 4, 5, 2};
+        FwdTileSm90 tile{128, 128, 2, 3, 2};
         tile.q_stages = 3;
         tile.exp2_on_fma_period = kExp2OnFmaPeriodD64;
         return tile;
@@ -185,14 +183,13 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
     return tile;
   }
   switch (head_dim) {
-    // 192x96 (three consumer warpgroups), 3 Q + 4 K + 5 V stages: 3 x Q 24 KB + 4 x K 12 KB + 5 x V 12 KB
-    // = 180 KB (the third Q buffer loads Q two tiles ahead; the deeper rings keep the producer two key steps
-    // ahead). At D = 64 the softmax of a score tile takes
+    // 192x96 (three consumer warpgroups), 3 Q + 2 K + 3 V stages: 3 x Q 24 KB + 2 x K 12 KB + 3 x V 12 KB
+    // = 132 KB (the third Q buffer loads Q two tiles ahead). At D = 64 the softmax of a score tile takes
     // longer than one warpgroup's two GEMMs on it, so two warpgroups cannot hide it under each other's; with
     // three, two warpgroups' GEMMs cover one softmax. Three consumer warpgroups get 160 registers each: S 48
     // + O 32 + P 24 fit without spills (a 128-key tile, S 64 + P 32, spills 144 bytes in the main loop).
     case 64: {
-      FwdTileSm90 tile{192, 96, 4, 5, 3};
+      FwdTileSm90 tile{192, 96, 2, 3, 3};
       tile.q_stages = 3;
       return tile;
     }
