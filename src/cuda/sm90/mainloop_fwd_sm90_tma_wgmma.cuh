@@ -195,29 +195,16 @@ struct FwdMainloopSm90 {
         tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
     const auto tV =
         tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sVt), group_modes<0, 2>(gVt));
-    // EXPERIMENT (not for keeping; results wrong): every odd key tile's K and V are not loaded (the stage
-    // keeps an earlier tile's data and the barrier's bytes are completed by hand), halving the L2 -> SM
-    // traffic of K and V: the bound of what a 2-CTA multicast of K / V could gain.
     auto load_k = [&](int n, StateK& state) {
       pipeline_k.producer_acquire(state);
-      if (state.count() < Layouts::kStagesK || (n & 1) == 0) {
-        copy(params.tma_k.with(*pipeline_k.producer_get_barrier(state)), get<0>(tK)(_, n),
-             get<1>(tK)(_, state.index()));
-      } else {
-        cutlass::arch::ClusterTransactionBarrier::complete_transaction(pipeline_k.producer_get_barrier(state), 0,
-                                                                       Layouts::kTmaBytesK);
-      }
+      copy(params.tma_k.with(*pipeline_k.producer_get_barrier(state)), get<0>(tK)(_, n),
+           get<1>(tK)(_, state.index()));
       ++state;
     };
     auto load_v = [&](int n, StateV& state) {
       pipeline_v.producer_acquire(state);
-      if (state.count() < Layouts::kStagesV || (n & 1) == 0) {
-        copy(params.tma_v.with(*pipeline_v.producer_get_barrier(state)), get<0>(tV)(_, n),
-             get<1>(tV)(_, state.index()));
-      } else {
-        cutlass::arch::ClusterTransactionBarrier::complete_transaction(pipeline_v.producer_get_barrier(state), 0,
-                                                                       Layouts::kTmaBytesV);
-      }
+      copy(params.tma_v.with(*pipeline_v.producer_get_barrier(state)), get<0>(tV)(_, n),
+           get<1>(tV)(_, state.index()));
       ++state;
     };
 
