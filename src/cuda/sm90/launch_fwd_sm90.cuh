@@ -68,21 +68,52 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   info.num_splits = 1;
   info.num_threads = 0;
   info.kernel += fwd_ablation_suffix_sm90();
+  auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kRegime>;
+  constexpr int kSmem = Layouts::kSmemBytes;
+  // Query heads in cluster pairs sharing their K / V loads (Layouts::kKvMulticast) where two query heads
+  // share a kv head and the device holds a pair on every two SMs; otherwise one CTA per SM.
+  int cluster_size = 1;
+  int units = multiprocessors;
+  if constexpr (Layouts::kKvMulticast) {
+    if (core::pairs_query_heads_sm90(params.heads, params.heads_kv)) {
+      const int clusters = max_active_clusters<&fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kRegime>>(
+          args.device.index, 2, Layouts::kThreads, kSmem);
+      if (2 * clusters >= multiprocessors) {
+        cluster_size = 2;
+        units = clusters;
+      }
+    }
+  }
   const FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> kernel_params =
-      make_fwd_params_sm90<Element, kHeadDim, kHeadDimV, kRegime>(params, args, multiprocessors);
+      make_fwd_params_sm90<Element, kHeadDim, kHeadDimV, kRegime>(params, args, units, cluster_size);
   if (kernel_params.order.tiles == 0) return {};
   // The scheduler indexes (batch, head) pairs, query tiles and the positions of its order with ints.
   if (kernel_params.order.positions > std::numeric_limits<std::int32_t>::max()) {
     return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " +
                                          std::to_string(Layouts::kBlockM) + ") must stay below 2^31 tiles"};
   }
-  const int ctas = kernel_params.order.ctas;
+  const int ctas = kernel_params.order.ctas * cluster_size;
   info.num_ctas = ctas;
-  auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kRegime>;
-  constexpr int kSmem = Layouts::kSmemBytes;
+  info.cluster_size = cluster_size > 1 ? cluster_size : 0;
   // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in (once per device and kernel).
   cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (error != cudaSuccess) return cuda_error("cudaFuncSetAttribute(shared memory)", error);
+  if (cluster_size > 1) {
+    cudaLaunchAttribute cluster_dims;
+    cluster_dims.id = cudaLaunchAttributeClusterDimension;
+    cluster_dims.val.clusterDim.x = static_cast<unsigned>(cluster_size);  // CTAs 2c and 2c + 1
+    cluster_dims.val.clusterDim.y = 1;
+    cluster_dims.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(ctas));
+    config.blockDim = dim3(Layouts::kThreads);
+    config.dynamicSmemBytes = kSmem;
+    config.stream = static_cast<cudaStream_t>(args.stream);
+    config.attrs = &cluster_dims;
+    config.numAttrs = 1;
+    error = cudaLaunchKernelEx(&config, kernel, kernel_params);
+    return error == cudaSuccess ? Status{} : cuda_error("fwd_sm90 cluster launch", error);
+  }
   kernel<<<ctas, Layouts::kThreads, kSmem, static_cast<cudaStream_t>(args.stream)>>>(kernel_params);
   error = cudaGetLastError();
   if (error != cudaSuccess) return cuda_error("fwd_sm90 launch", error);

@@ -130,6 +130,25 @@ struct FwdLayoutsSm90 {
       cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{},
                         GmemStrideVt{}),
       cute::take<0, 2>(SmemLayoutVt{})));
+  // K and V multicast to both CTAs of a cluster pair (kKvMulticast): the same whole boxes as TmaK and TmaV,
+  // each issued by one CTA of the pair with a CTA mask.
+  using TmaKMulticast = decltype(cute::make_tma_copy(
+      cute::SM90_TMA_LOAD_MULTICAST{},
+      cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{}, GmemStride{}),
+      cute::take<0, 2>(SmemLayoutK{}), cute::_1{}));
+  using TmaVMulticast = decltype(cute::make_tma_copy(
+      cute::SM90_TMA_LOAD_MULTICAST{},
+      cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{},
+                        GmemStrideVt{}),
+      cute::take<0, 2>(SmemLayoutVt{}), cute::_1{}));
+  /// Whether the kernel can run as cluster pairs sharing their K and V loads (FwdParamsSm90::cluster_size 2):
+  /// the two CTAs of a pair compute two query heads of one kv head, the same query tile of the same batch
+  /// entry, so they walk the same key tiles in the same order, and each K / V tile is loaded once, by one of
+  /// them, into both CTAs' stages (half the K / V traffic from L2: bounded at +2-4% at D = 128 by an
+  /// experiment that skipped half the loads, docs/PERF.md, session 45). Not with GQA packing (its tiles
+  /// already hold every query head of a kv head) and not with O staged in the rings (a held stage would
+  /// block the pair's next load into it until the next tile's start).
+  static constexpr bool kKvMulticast = !kPackGqa && !kStageOInRings;
   // O leaves by TMA store, a warpgroup's 64 rows at a time; rows past the tensor's extent are not written.
   using TmaO = decltype(cute::make_tma_copy(
       cute::SM90_TMA_STORE{},

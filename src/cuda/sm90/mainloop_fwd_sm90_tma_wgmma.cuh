@@ -25,6 +25,7 @@
 #include <cstdint>
 
 #include <cutlass/arch/barrier.h>
+#include <cute/arch/cluster_sm90.hpp>
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
@@ -167,7 +168,10 @@ struct FwdMainloopSm90 {
   /// ring once `wait_q_free()` says that buffer is free (always, so that every tile completes one phase of
   /// its q_full), then K of tile n before V of tile n + 1 (the order the consumers read them in). The first
   /// K goes out before the wait: its stage was freed long before, and the consumers' first Q·Kᵀ needs both.
-  /// Called by one thread.
+  /// Called by one thread. In a cluster pair sharing its K / V loads (params.cluster_size 2,
+  /// Layouts::kKvMulticast) each CTA expects every stage's bytes on its own barrier and issues the K and V
+  /// loads of every other key tile (tile n by the CTA of rank n % 2; both walk the same key tiles, into the
+  /// same stages), multicast into both CTAs' stages.
   template <class WaitQFree>
   __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem,
                               PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& write_k, StateV& write_v,
@@ -195,16 +199,30 @@ struct FwdMainloopSm90 {
         tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
     const auto tV =
         tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sVt), group_modes<0, 2>(gVt));
+    // In a pair, key tile n's K and V are loaded by the CTA of rank n % 2, into both CTAs.
+    const bool paired = Layouts::kKvMulticast && params.cluster_size > 1;
+    constexpr std::uint16_t kBothCtas = 0b11;
+    auto issues = [&](int n) { return (n & 1) == static_cast<int>(cute::block_rank_in_cluster()); };
     auto load_k = [&](int n, StateK& state) {
       pipeline_k.producer_acquire(state);
-      copy(params.tma_k.with(*pipeline_k.producer_get_barrier(state)), get<0>(tK)(_, n),
-           get<1>(tK)(_, state.index()));
+      if (!paired) {
+        copy(params.tma_k.with(*pipeline_k.producer_get_barrier(state)), get<0>(tK)(_, n),
+             get<1>(tK)(_, state.index()));
+      } else if (issues(n)) {
+        copy(params.tma_k_mc.with(*pipeline_k.producer_get_barrier(state), kBothCtas), get<0>(tK)(_, n),
+             get<1>(tK)(_, state.index()));
+      }
       ++state;
     };
     auto load_v = [&](int n, StateV& state) {
       pipeline_v.producer_acquire(state);
-      copy(params.tma_v.with(*pipeline_v.producer_get_barrier(state)), get<0>(tV)(_, n),
-           get<1>(tV)(_, state.index()));
+      if (!paired) {
+        copy(params.tma_v.with(*pipeline_v.producer_get_barrier(state)), get<0>(tV)(_, n),
+             get<1>(tV)(_, state.index()));
+      } else if (issues(n)) {
+        copy(params.tma_v_mc.with(*pipeline_v.producer_get_barrier(state), kBothCtas), get<0>(tV)(_, n),
+             get<1>(tV)(_, state.index()));
+      }
       ++state;
     };
 
@@ -334,12 +352,14 @@ struct FwdMainloopSm90 {
     // The K stage of tile n is read no more once S_n landed; the block's last one (n_begin) may be held for
     // the epilogue.
     auto release_k = [&](int n) {
-      if (!Layouts::kStageOInRings || n != work.n_begin) pipeline_k.consumer_release(read_k);
+      if (!Layouts::kStageOInRings || n != work.n_begin)
+        release_stage(pipeline_k, smem.barriers.pipeline_k, read_k, params);
       ++read_k;
     };
     // The V stage of the block's last P·V, once it completed.
     auto release_last_v = [&] {
-      if constexpr (!Layouts::kStageOInRings) pipeline_v.consumer_release(read_v);
+      if constexpr (!Layouts::kStageOInRings)
+        release_stage(pipeline_v, smem.barriers.pipeline_v, read_v, params);
       ++read_v;
     };
     // S of key tile n (in the stage `read_k` points at), masked, with nothing to overlap it with.
@@ -380,7 +400,7 @@ struct FwdMainloopSm90 {
         if (n == work.n_begin) {
           release_last_v();
         } else {
-          pipeline_v.consumer_release(read_v);
+          release_stage(pipeline_v, smem.barriers.pipeline_v, read_v, params);
           ++read_v;
         }
       }
@@ -412,7 +432,7 @@ struct FwdMainloopSm90 {
       mask(n);
       rescale = softmax.fold(scores);
       gmma_wait<0>(tOrO, tOrP);  // P·V done: rP and the V stage are free
-      pipeline_v.consumer_release(read_v);
+      release_stage(pipeline_v, smem.barriers.pipeline_v, read_v, params);
       ++read_v;
       convert_fragment_into(tSrS, rP);
     }
@@ -426,6 +446,39 @@ struct FwdMainloopSm90 {
     pingpong.pass();
     gmma_wait<0>(tOrO, tOrP);
     release_last_v();
+  }
+
+  /// Consumers: hands the stage `state` points at of a K or V ring (`pipeline`, its barriers `ring`) back
+  /// to the producer, or in a cluster pair to both producers. A kernel that may run in pairs
+  /// (Layouts::kKvMulticast) arrives as the kernel initialised its empty barriers: every consumer thread on
+  /// its own CTA's, or in a pair one thread of each warpgroup on each CTA's (the first lanes of its first and
+  /// second warps), once the warpgroup's wgmmas that read the stage completed; PipelineTmaAsync's
+  /// consumer_release does the same from per-thread targets it keeps from construction, which for a
+  /// cluster shape known only at run time stayed live through the main loop and spilled. Other kernels
+  /// release through the pipeline, as built for one CTA.
+  template <class Pipeline, class RingStorage, class State>
+  __device__ static void release_stage(Pipeline& pipeline, RingStorage& ring, const State& state,
+                                       const Params& params) {
+    if constexpr (!Layouts::kKvMulticast) {
+      pipeline.consumer_release(state);
+    } else if (params.cluster_size == 1) {
+      ring.empty_barrier_[state.index()].arrive();
+    } else {
+      const int thread = threadIdx.x % 128;
+      if (thread % 32 == 0 && thread < 64) ring.empty_barrier_[state.index()].arrive(thread / 32, 1u);
+    }
+  }
+
+  /// Consumers, one thread, once the CTA consumed its last stage: waits until the last use of every stage of
+  /// a K or V ring (barriers `ring`; `state` the consumers' read state past that use) has been released by
+  /// every consumer warpgroup the empty barriers count (a pair's: both CTAs'). A stage never used passes at
+  /// once (its barrier's phase before the first counts as complete).
+  template <class RingStorage, class State>
+  __device__ static void wait_last_releases(RingStorage& ring, State state) {
+    for (int i = 0; i < State::Stages; ++i) {
+      ring.empty_barrier_[state.index()].wait(state.phase() ^ 1);  // the producer's phase of this use
+      ++state;
+    }
   }
 
  private:
