@@ -278,19 +278,20 @@ TEST(CudaForwardSm90, GqaPackedTilesMatchOracle) {
   if (tested == 0) GTEST_SKIP() << "no sm90 D = 64, 128 or 256 kernel is built";
 }
 
-// GQA calls whose query heads pair up (an even group, tiles not packed) run as clusters of two CTAs, one
-// query head each, that load each K / V tile once into both (core::pairs_query_heads_sm90): RunInfo says
-// cluster_size 2 wherever a pair fits every two SMs (H100 / H200 SXM: 132 SMs, 66 pairs). What the pairing
-// changes is checked: groups of 2, 4 and 16 (MQA) under a causal mask, a window with softcap and ALiBi (a
-// slope per query head), key tiles that are not whole (239, 1023 keys), varlen with empty sequences and
-// used keys, strided views, a batch without keys, and bitwise reruns; an odd group and D = 256 (O staged in
-// the K / V stages) run unpaired. The sweep's GQA cases (group 2) run paired as well.
+// GQA calls at D = 128 whose query heads pair up (an even group, tiles not packed) run as clusters of two
+// CTAs, one query head each, that load each K / V tile once into both (the *_paired regimes,
+// core::pairs_query_heads_sm90): RunInfo says cluster_size 2 wherever a pair fits every two SMs (H100 / H200
+// SXM: 132 SMs, 66 pairs). What the pairing changes is checked: groups of 2, 4 and 16 (MQA) under a causal
+// mask, a window with softcap and ALiBi (a slope per query head), key tiles that are not whole (239, 1023
+// keys), varlen with empty sequences and used keys, strided views, a batch without keys, and bitwise reruns;
+// an odd group runs unpaired, and so does every other head dim (no paired kernel built). The sweep's D = 128
+// GQA cases (group 2) run paired as well.
 TEST(CudaForwardSm90, GqaQueryHeadPairsShareTheirKvLoads) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
   const auto props = cuda_device_properties(0);
   const bool pairs_fit = props && props->multiprocessors == 132;
   for (int head_dim : caps.head_dims) {
-    const bool pairs = head_dim != 256;  // D = 256 stages O in its K / V stages
+    const bool pairs = head_dim == 128;
     const DType dtype = caps.dtypes.front();
     Case causal = gqa_case(dtype, head_dim, 8, 2, 300, 300, 8201);
     causal.causal = true;

@@ -25,7 +25,7 @@
 // staged in the Q buffer and q_free comes once its store has read it. Each buffer completes one phase of each
 // barrier per use, so both sides track the phases by counting tiles.
 //
-// Cluster pairs (FwdParamsSm90::cluster_size 2, Layouts::kKvMulticast): CTAs 2c and 2c + 1 take the
+// Cluster pairs (the *_paired regimes, Layouts::kKvMulticast): CTAs 2c and 2c + 1 take the
 // order's work items as one unit c, each its own query head of the item's pair (2h + rank), so both walk
 // the same key tiles; each K / V stage is loaded by one of them into both (FwdMainloopSm90::load), every
 // consumer warpgroup releases a stage to both CTAs' producers, and a CTA's consumers leave only once the
@@ -108,28 +108,20 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
     }
     WorkRing::init(smem.work_ring);
   }
-  // Warp 0 initialises the stage barriers (and fences their initialisation). A kernel that may run in
-  // cluster pairs (Layouts::kKvMulticast) gives its empty barriers the pair's count, known at run time (both
-  // CTAs' consumer warpgroups, or without a pair every consumer thread), and Mainloop::release_stage
-  // arrives accordingly (the pipelines' own per-thread release targets are not set up: for a run-time
-  // cluster shape they stayed live through the main loop and spilled).
-  const int cluster_size = Layouts::kKvMulticast ? params.cluster_size : 1;
-  auto make_ring = [&](auto& storage, auto* ring, std::uint32_t tile_bytes) {
-    using Ring = std::remove_pointer_t<decltype(ring)>;
-    if constexpr (Layouts::kKvMulticast) {
-      return Ring(storage, ring_params(ring, tile_bytes), make_shape(cluster_size, 1, 1), cute::true_type{},
-                  cute::false_type{});
-    } else {
-      return Ring(storage, ring_params(ring, tile_bytes), Shape<_1, _1, _1>{});
-    }
-  };
-  PipelineK pipeline_k =
-      make_ring(smem.barriers.pipeline_k, static_cast<PipelineK*>(nullptr), Layouts::kTmaBytesK);
-  PipelineV pipeline_v =
-      make_ring(smem.barriers.pipeline_v, static_cast<PipelineV*>(nullptr), Layouts::kTmaBytesV);
+  // Warp 0 initialises the stage barriers (and fences their initialisation). A pair's empty barriers count
+  // both CTAs' consumer warpgroups, and Mainloop::release_stage arrives so (the pipelines' own per-thread
+  // release targets, which are not set up there, stayed live through the main loop and spilled).
+  using ClusterShape = Shape<Int<Layouts::kClusterSize>, _1, _1>;
+  using ReleaseTargets = cute::bool_constant<!Layouts::kKvMulticast>;
+  PipelineK pipeline_k(smem.barriers.pipeline_k,
+                       ring_params(static_cast<PipelineK*>(nullptr), Layouts::kTmaBytesK), ClusterShape{},
+                       cute::true_type{}, ReleaseTargets{});
+  PipelineV pipeline_v(smem.barriers.pipeline_v,
+                       ring_params(static_cast<PipelineV*>(nullptr), Layouts::kTmaBytesV), ClusterShape{},
+                       cute::true_type{}, ReleaseTargets{});
   // The CTA barrier publishes every barrier before first use; a pair's cluster barrier does so in both CTAs,
   // whose peer's loads and releases may come before this CTA's first wait.
-  if (cluster_size > 1) {
+  if constexpr (Layouts::kKvMulticast) {
     cute::cluster_sync();
   } else {
     __syncthreads();
@@ -141,16 +133,16 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
     auto write_k = cutlass::make_producer_start_state<PipelineK>();
     auto write_v = cutlass::make_producer_start_state<PipelineV>();
     // The order's unit is a CTA, or a pair (a cluster); the unit's index and count and the CTA's rank in
-    // its pair are read from their special registers where used.
+    // its pair are read from their special registers where used (held, they spilled at 24 registers).
     int tiles_done = 0;
     for (std::int64_t round = 0;; ++round) {
-      const bool pair = cluster_size > 1;
-      const int unit = pair ? static_cast<int>(cute::cluster_id_in_grid().x) : static_cast<int>(blockIdx.x);
-      const int units = pair ? static_cast<int>(cute::cluster_grid_dims().x) : static_cast<int>(gridDim.x);
+      constexpr bool kPair = Layouts::kKvMulticast;
+      const int unit = kPair ? static_cast<int>(cute::cluster_id_in_grid().x) : static_cast<int>(blockIdx.x);
+      const int units = kPair ? static_cast<int>(cute::cluster_grid_dims().x) : static_cast<int>(gridDim.x);
       const std::int64_t index = Scheduler::position(unit, units, round);
       if (index >= order.positions) break;
       Scheduler::Tile tile = Scheduler::tile(order, index);
-      if (pair) tile.head = 2 * tile.head + static_cast<int>(cute::block_rank_in_cluster());
+      if constexpr (kPair) tile.head = 2 * tile.head + static_cast<int>(cute::block_rank_in_cluster());
       typename Mainloop::Work work;
       if (!Mainloop::make_work(params, tile, work)) continue;
       WorkRing::publish(smem.work_ring, tiles_done, work);
@@ -169,7 +161,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
   auto held_stage = [](auto state) {
     using State = decltype(state);
     constexpr int kStages = State::Stages;
-    return State((state.index() + kStages - 1) % kStages, 0, 0);  // release_stage reads the index only
+    return State((state.index() + kStages - 1) % kStages, 0, 0);  // consumer_release reads the index only
   };
   cutlass::arch::warpgroup_reg_alloc<kConsumerRegisters>();
   const int thread = threadIdx.x - 128;
@@ -186,8 +178,8 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
     const typename Mainloop::Work work = shared_work;  // what the main loop reads, in registers
     if (Layouts::kStageOInRings && holding) {
       Epilogue::wait_stores_read(thread);
-      Mainloop::release_stage(pipeline_k, smem.barriers.pipeline_k, held_stage(read_k), params);
-      Mainloop::release_stage(pipeline_v, smem.barriers.pipeline_v, held_stage(read_v), params);
+      pipeline_k.consumer_release(held_stage(read_k));
+      pipeline_v.consumer_release(held_stage(read_v));
     }
     // GQA packing: the warpgroup loads its Q rows itself, before O's registers are live.
     if constexpr (Layouts::kPackGqa) Mainloop::load_q_packed(params, smem, work, warp_group - 1);
@@ -250,7 +242,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
   // released every stage they read (so have the peer's, of the same stages, or they will): one thread waits
   // for the last phase of every stage's empty barrier, as PipelineTmaAsync::producer_tail would on the
   // producer's side, where its loop state held through the producer's loop spilled at 24 registers.
-  if (cluster_size > 1 && thread == 0) {
+  if (Layouts::kKvMulticast && thread == 0) {
     Mainloop::wait_last_releases(smem.barriers.pipeline_k, read_k);
     Mainloop::wait_last_releases(smem.barriers.pipeline_v, read_v);
   }

@@ -32,11 +32,8 @@ struct FwdParamsSm90 {
   /// heads / heads_kv, the query heads of a kv head. GQA packing (Layouts::kPackGqa) maps packed row r to
   /// token r / group and query head group * head_kv + r % group.
   core::FastDivisor by_group;
-  typename Layouts::TmaKMulticast tma_k_mc;  ///< tma_k's boxes, multicast (cluster_size 2)
-  typename Layouts::TmaVMulticast tma_v_mc;  ///< tma_v's boxes, multicast (cluster_size 2)
-  /// 1, or 2: CTAs 2c and 2c + 1 form a cluster that takes work item c of the order, query heads 2h and
-  /// 2h + 1 of its (query tile, head pair h, batch), and shares its K / V loads (Layouts::kKvMulticast).
-  int cluster_size;
+  typename Layouts::TmaKMulticast tma_k_mc;  ///< tma_k's boxes, multicast (Layouts::kKvMulticast)
+  typename Layouts::TmaVMulticast tma_v_mc;  ///< tma_v's boxes, multicast (Layouts::kKvMulticast)
 };
 
 /// GQA packing: where packed row `row` of a sequence (token row / group of the group's query head row %
@@ -61,13 +58,13 @@ inline cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t> gmem_
 
 }  // namespace detail
 
-/// Host: the device parameters of `params` (validated; at least one query tile) for `units` CTAs or
-/// clusters running at once, of `cluster_size` (1 or 2; 2 only where Layouts::kKvMulticast and
-/// heads / heads_kv is even) CTAs each. `args` gives the row extents of varlen tensors (total_q, total_k).
+/// Host: the device parameters of `params` (validated; at least one query tile; with cluster pairs,
+/// Layouts::kKvMulticast, heads / heads_kv even) for `units` CTAs or cluster pairs running at once. `args`
+/// gives the row extents of varlen tensors (total_q, total_k).
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const ForwardParams& params,
                                                                           const AttentionArgs& args,
-                                                                          int units, int cluster_size) {
+                                                                          int units) {
   using namespace cute;
   using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   const bool varlen = params.is_varlen();
@@ -109,11 +106,11 @@ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const 
       shape_vt,
       shape_o,
       PersistentTileScheduler::order(
-          fwd_scheduled_params(base, Layouts::kPackGqa, Layouts::kBlockM, cluster_size), units),
+          fwd_scheduled_params(base, Layouts::kPackGqa, Layouts::kBlockM, Layouts::kClusterSize), units),
       core::FastDivisor(params.heads / params.heads_kv),
       make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{}), _1{}),
-      make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{}), _1{}),
-      cluster_size};
+      make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{}),
+                    _1{})};
 }
 
 }  // namespace flashattn::cuda::sm90
