@@ -82,6 +82,14 @@ constexpr bool pack_gqa_sm90(long long max_seqlen_q, long long group, long long 
   return rounds(packed_tiles) < rounds(unpacked_tiles);
 }
 
+/// Whether the Hopper forward runs a GQA call's query heads in cluster pairs that share their K / V loads
+/// (cuda/sm90 FwdParamsSm90::cluster_size 2): two query heads of one kv head (an even group) walk the same
+/// key tiles, so each K / V tile crosses from L2 to the SMs once for both. An experiment that skipped half
+/// the K / V loads bounded the gain at +2-4% at D = 128 (docs/PERF.md, session 45).
+constexpr bool pairs_query_heads_sm90(long long heads, long long heads_kv) {
+  return heads_kv > 0 && heads % heads_kv == 0 && (heads / heads_kv) % 2 == 0;
+}
+
 /// Whether the Hopper forward's persistent CTAs take a masked problem's query tiles in pairs — a head's
 /// longest tile, then its shortest; its second longest, then its second shortest; ... — rather than in
 /// one global longest-first order (cuda/sm90/tile_scheduler_sm90.hpp). Both balance the CTAs (a causal pair

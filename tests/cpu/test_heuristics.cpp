@@ -113,5 +113,17 @@ TEST(Heuristics, DeterministicBackwardTakesDescendingTurnsOnlyUnderARightWindowB
   EXPECT_FALSE(bwd_deterministic_descending(false, false));
 }
 
+// The Hopper forward pairs two query heads of one kv head (GQA with an even group, MQA included), never MHA
+// or an odd group, whose pairs would straddle two kv heads.
+TEST(Heuristics, ForwardPairsQueryHeadsOnlyWhereTwoShareAKvHead) {
+  EXPECT_TRUE(pairs_query_heads_sm90(32, 8));
+  EXPECT_TRUE(pairs_query_heads_sm90(16, 1));
+  EXPECT_TRUE(pairs_query_heads_sm90(4, 2));
+  EXPECT_FALSE(pairs_query_heads_sm90(16, 16));  // MHA
+  EXPECT_FALSE(pairs_query_heads_sm90(6, 2));    // group 3
+  EXPECT_FALSE(pairs_query_heads_sm90(5, 1));    // MQA with an odd head count
+  EXPECT_FALSE(pairs_query_heads_sm90(8, 0));
+}
+
 }  // namespace
 }  // namespace flashattn::core

@@ -41,9 +41,16 @@ namespace flashattn::cuda::sm90 {
 
 /// Host: the constants the scheduler orders the tiles of `base` by. With GQA packing a head's tiles are
 /// those of a kv head, whose query rows are the packed rows of its query heads: heads_kv heads of
-/// ceil(max_seqlen_q * group / block_m) tiles (the caller checks that the packed rows fit an int).
-inline FwdKernelParams fwd_scheduled_params(const FwdKernelParams& base, bool pack_gqa, int block_m) {
-  if (!pack_gqa) return base;
+/// ceil(max_seqlen_q * group / block_m) tiles (the caller checks that the packed rows fit an int). With
+/// clusters of `cluster_size` CTAs (query heads paired, heads / heads_kv even) a "head" of the order is
+/// a pair of query heads, which the cluster's CTAs split.
+inline FwdKernelParams fwd_scheduled_params(const FwdKernelParams& base, bool pack_gqa, int block_m,
+                                            int cluster_size = 1) {
+  if (!pack_gqa) {
+    FwdKernelParams paired = base;
+    paired.problem.heads = base.problem.heads / cluster_size;
+    return paired;
+  }
   FwdKernelParams packed = base;
   const std::int64_t group = base.problem.heads / base.problem.heads_kv;
   packed.problem.heads = base.problem.heads_kv;
