@@ -125,5 +125,16 @@ TEST(Heuristics, ForwardPairsQueryHeadsOnlyWhereTwoShareAKvHead) {
   EXPECT_FALSE(pairs_query_heads_sm90(8, 0));
 }
 
+// Query tiles pair only where their key walks are equal and both hold rows: no causal or window mask, not
+// varlen, an even count of query tiles.
+TEST(Heuristics, ForwardPairsQueryTilesOnlyUnderAFullMaskWithAnEvenCount) {
+  EXPECT_TRUE(pairs_query_tiles_sm90(false, false, 4));
+  EXPECT_TRUE(pairs_query_tiles_sm90(false, false, 128));
+  EXPECT_FALSE(pairs_query_tiles_sm90(true, false, 4));   // causal or a window
+  EXPECT_FALSE(pairs_query_tiles_sm90(false, true, 4));   // varlen
+  EXPECT_FALSE(pairs_query_tiles_sm90(false, false, 3));  // a tile without a partner
+  EXPECT_FALSE(pairs_query_tiles_sm90(false, false, 0));
+}
+
 }  // namespace
 }  // namespace flashattn::core

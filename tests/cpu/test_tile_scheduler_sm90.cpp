@@ -177,6 +177,37 @@ TEST(TileSchedulerSm90, QueryHeadPairsCoverEveryTileOnceWithOneKvHeadPerPair) {
   }
 }
 
+// Query tiles in cluster pairs (a full mask): the order runs over pairs of query tiles, CTA rank r of a unit
+// taking query tile 2m + r of the unit's tile; together they visit every (query tile, head, batch) once.
+TEST(TileSchedulerSm90, QueryTilePairsCoverEveryTileOnce) {
+  for (const Shape& shape :
+       {Shape{1, 16, 128, false}, Shape{8, 16, 16, false}, Shape{32, 16, 4, false}, Shape{3, 5, 6, false}}) {
+    PersistentTileScheduler::Order plain = order_of(shape);
+    FwdKernelParams params;
+    params.problem.dtype = DType::bf16;
+    params.problem.batch = shape.batch;
+    params.problem.heads = params.problem.heads_kv = shape.heads;
+    params.problem.head_dim = params.problem.head_dim_v = kHeadDim;
+    params.problem.max_seqlen_q = params.problem.max_seqlen_k = seqlen_of(shape);
+    params.num_m_blocks = shape.m_blocks;
+    const FwdKernelParams paired = fwd_scheduled_params(params, false, 128, 2, FwdPairs::query_tiles);
+    ASSERT_EQ(paired.num_m_blocks, shape.m_blocks / 2);
+    ASSERT_EQ(paired.problem.heads, shape.heads);
+    const auto order = PersistentTileScheduler::order(paired, kMultiprocessors / 2);
+    ASSERT_EQ(2 * order.tiles, plain.tiles);
+    std::set<std::tuple<int, int, int>> seen;
+    for (const auto& share : shares(order, order.ctas)) {
+      for (const auto& tile : share) {
+        ASSERT_LT(tile.m_block, shape.m_blocks / 2);
+        for (int rank = 0; rank < 2; ++rank) {
+          EXPECT_TRUE(seen.insert({2 * tile.m_block + rank, tile.head, tile.batch}).second);
+        }
+      }
+    }
+    EXPECT_EQ(static_cast<std::int64_t>(seen.size()), plain.tiles);
+  }
+}
+
 // Sections of whole kv heads whose K and V fit the L2 budget (or one kv head where even that does not), in
 // whole round pairs of positions, each longest tile first.
 TEST(TileSchedulerSm90, MaskedProblemsWithFewHeadsGoLongestTileFirstInSectionsThatFitL2) {

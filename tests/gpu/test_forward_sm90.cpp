@@ -337,6 +337,54 @@ TEST(CudaForwardSm90, GqaQueryHeadPairsShareTheirKvLoads) {
   }
 }
 
+// Calls at D = 128 whose query heads do not pair run their query tiles in cluster pairs (two neighbouring
+// tiles of one head, the same keys; core::pairs_query_tiles_sm90) under a full mask with an even count of
+// query tiles: keys that are not whole tiles (383, 1023), softcap with ALiBi, strided views, no keys, an odd
+// group, bitwise reruns. A causal mask, a window, varlen and an odd tile count run unpaired.
+TEST(CudaForwardSm90, FullMaskQueryTilePairsShareTheirKvLoads) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  if (!has_head_dim(caps, 128)) GTEST_SKIP() << "no sm90 D = 128 kernel is built";
+  const auto props = cuda_device_properties(0);
+  const bool pairs_fit = props && props->multiprocessors == 132;
+  const DType dtype = caps.dtypes.front();
+  Case full = make_dense_case(dtype, 128, 2, 4, 4, 512, 383, 8301);    // 4 query tiles
+  Case mods = make_dense_case(dtype, 128, 3, 2, 2, 1000, 1023, 8302);  // 8 query tiles
+  mods.softcap = 30.0f;
+  mods.alibi = true;
+  mods.strided = true;
+  Case odd_group = make_dense_case(dtype, 128, 2, 6, 2, 256, 300, 8303);
+  Case no_keys = make_dense_case(dtype, 128, 2, 4, 4, 256, 0, 8304);
+  Case odd_tiles = make_dense_case(dtype, 128, 2, 4, 4, 300, 300, 8305);  // 3 query tiles
+  Case causal = full;
+  causal.seqlen_k = 512;
+  causal.causal = true;
+  Case window = full;
+  window.window_left = 100;
+  window.window_right = 100;
+  Case varlen = make_dense_case(dtype, 128, 3, 4, 4, 0, 0, 8306);
+  varlen.seqlens_q = {256, 0, 512};
+  varlen.seqlens_k = {300, 5, 0};
+  struct Expected {
+    Case c;
+    bool paired;
+  };
+  for (const Expected& e : std::vector<Expected>{{full, true},
+                                                 {mods, true},
+                                                 {odd_group, true},
+                                                 {no_keys, true},
+                                                 {odd_tiles, false},
+                                                 {causal, false},
+                                                 {window, false},
+                                                 {varlen, false}}) {
+    const CaseResult result = run_case(e.c, Op::forward, kHopper);
+    ASSERT_TRUE(result.status.ok()) << summary(result);
+    EXPECT_TRUE(result.passed) << summary(result);
+    if (pairs_fit) EXPECT_EQ(result.info.cluster_size, e.paired ? 2 : 0) << summary(result);
+    EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
+  }
+  EXPECT_TRUE(reruns_bitwise_equal(mods, Op::forward, kHopper, 5)) << describe(mods);
+}
+
 // D != Dv pairs (D 192 / Dv 128) on the sm90 kernel of the pair: Q·Kᵀ over D, P·V and O over Dv, O staged
 // in Q's shared memory (forward_suite.hpp's head_dim_pair_cases).
 TEST(CudaForwardSm90, HeadDimPairsMatchOracle) {

@@ -25,12 +25,12 @@
 // staged in the Q buffer and q_free comes once its store has read it. Each buffer completes one phase of each
 // barrier per use, so both sides track the phases by counting tiles.
 //
-// Cluster pairs (the *_paired regimes, Layouts::kKvMulticast): CTAs 2c and 2c + 1 take the
-// order's work items as one unit c, each its own query head of the item's pair (2h + rank), so both walk
-// the same key tiles; each K / V stage is loaded by one of them into both (FwdMainloopSm90::load), every
-// consumer warpgroup releases a stage to both CTAs' producers, and a CTA's consumers leave only once the
-// pair's consumers released its every stage, so that no CTA exits while its peer may still signal its
-// barriers.
+// Cluster pairs (the *_paired regimes, Layouts::kKvMulticast): CTAs 2c and 2c + 1 take the order's work
+// items as one unit c, each its own query head (2h + rank) or query tile (2m + rank) of the item's pair
+// (FwdParamsSm90::pairs), so both walk the same key tiles; each K / V stage is loaded by one of them into
+// both (FwdMainloopSm90::load), every consumer warpgroup releases a stage to both CTAs' producers, and a
+// CTA's consumers leave only once the pair's consumers released its every stage, so that no CTA exits while
+// its peer may still signal its barriers.
 //
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
@@ -142,7 +142,14 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
       const std::int64_t index = Scheduler::position(unit, units, round);
       if (index >= order.positions) break;
       Scheduler::Tile tile = Scheduler::tile(order, index);
-      if constexpr (kPair) tile.head = 2 * tile.head + static_cast<int>(cute::block_rank_in_cluster());
+      if constexpr (kPair) {
+        const int rank = static_cast<int>(cute::block_rank_in_cluster());
+        if (params.pairs == FwdPairs::query_tiles) {
+          tile.m_block = 2 * tile.m_block + rank;
+        } else {
+          tile.head = 2 * tile.head + rank;
+        }
+      }
       typename Mainloop::Work work;
       if (!Mainloop::make_work(params, tile, work)) continue;
       WorkRing::publish(smem.work_ring, tiles_done, work);

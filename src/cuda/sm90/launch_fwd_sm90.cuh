@@ -58,10 +58,10 @@ bool takes_packed_gqa_sm90(const ForwardParams& params, int multiprocessors) {
 
 /// Launches the forward of `params` with the tile of (kHeadDim, kHeadDimV, kRegime) on the current device
 /// (args.device.index) as `units` CTAs (one per SM) or, in a paired regime (Layouts::kKvMulticast), cluster
-/// pairs running at once.
+/// pairs running at once, which split `pairs`.
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
-Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& args, int units,
-                            RunInfo& info) {
+Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& args, int units, RunInfo& info,
+                            FwdPairs pairs = FwdPairs::query_heads) {
   using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   info.block_m = Layouts::kBlockM;
   info.block_n = Layouts::kBlockN;
@@ -70,7 +70,7 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   info.num_threads = 0;
   info.kernel += fwd_ablation_suffix_sm90();
   const FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> kernel_params =
-      make_fwd_params_sm90<Element, kHeadDim, kHeadDimV, kRegime>(params, args, units);
+      make_fwd_params_sm90<Element, kHeadDim, kHeadDimV, kRegime>(params, args, units, pairs);
   if (kernel_params.order.tiles == 0) return {};
   // The scheduler indexes (batch, head) pairs, query tiles and the positions of its order with ints.
   if (kernel_params.order.positions > std::numeric_limits<std::int32_t>::max()) {
@@ -109,20 +109,24 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
 }
 
 /// Launches the forward of `params` with the tile of (kHeadDim, kHeadDimV, kRegime), long_keys or
-/// short_keys, on a device of `multiprocessors` SMs: by cluster pairs of query heads (the paired regime's
-/// kernel) where a pair's tile is built, two query heads share a kv head (core::pairs_query_heads_sm90)
-/// and the device holds a pair on every two SMs, otherwise one CTA per SM.
+/// short_keys, on a device of `multiprocessors` SMs: by cluster pairs (the paired regime's kernel) where a
+/// pair's tile is built, two query heads share a kv head (core::pairs_query_heads_sm90) or else two query
+/// tiles walk the same keys (core::pairs_query_tiles_sm90), and the device holds a pair on every two SMs;
+/// otherwise one CTA per SM.
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 Status launch_fwd_sm90_pairs_or_ctas(const ForwardParams& params, const AttentionArgs& args,
                                      int multiprocessors, RunInfo& info) {
   constexpr FwdTileRegime kPaired = fwd_paired_regime(kRegime);
   if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, kPaired).block_m > 0) {
-    if (core::pairs_query_heads_sm90(params.heads, params.heads_kv)) {
-      using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kPaired>;
-      const int pairs = max_active_clusters<&fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kPaired>>(
+    using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kPaired>;
+    const bool heads = core::pairs_query_heads_sm90(params.heads, params.heads_kv);
+    const std::int64_t m_blocks = (params.max_seqlen_q + Layouts::kBlockM - 1) / Layouts::kBlockM;
+    if (heads || core::pairs_query_tiles_sm90(params.has_window(), params.is_varlen(), m_blocks)) {
+      const int units = max_active_clusters<&fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kPaired>>(
           args.device.index, Layouts::kClusterSize, Layouts::kThreads, Layouts::kSmemBytes);
-      if (Layouts::kClusterSize * pairs >= multiprocessors) {
-        return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, kPaired>(params, args, pairs, info);
+      if (Layouts::kClusterSize * units >= multiprocessors) {
+        return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, kPaired>(
+            params, args, units, info, heads ? FwdPairs::query_heads : FwdPairs::query_tiles);
       }
     }
   }

@@ -34,6 +34,7 @@ struct FwdParamsSm90 {
   core::FastDivisor by_group;
   typename Layouts::TmaKMulticast tma_k_mc;  ///< tma_k's boxes, multicast (Layouts::kKvMulticast)
   typename Layouts::TmaVMulticast tma_v_mc;  ///< tma_v's boxes, multicast (Layouts::kKvMulticast)
+  FwdPairs pairs;                            ///< What a cluster pair's CTAs split (Layouts::kKvMulticast)
 };
 
 /// GQA packing: where packed row `row` of a sequence (token row / group of the group's query head row %
@@ -59,12 +60,13 @@ inline cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t> gmem_
 }  // namespace detail
 
 /// Host: the device parameters of `params` (validated; at least one query tile; with cluster pairs,
-/// Layouts::kKvMulticast, heads / heads_kv even) for `units` CTAs or cluster pairs running at once. `args`
-/// gives the row extents of varlen tensors (total_q, total_k).
+/// Layouts::kKvMulticast, `pairs` holding for it: core::pairs_query_heads_sm90 or pairs_query_tiles_sm90)
+/// for `units` CTAs or cluster pairs running at once. `args` gives the row extents of varlen tensors
+/// (total_q, total_k).
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const ForwardParams& params,
                                                                           const AttentionArgs& args,
-                                                                          int units) {
+                                                                          int units, FwdPairs pairs) {
   using namespace cute;
   using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   const bool varlen = params.is_varlen();
@@ -106,11 +108,12 @@ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const 
       shape_vt,
       shape_o,
       PersistentTileScheduler::order(
-          fwd_scheduled_params(base, Layouts::kPackGqa, Layouts::kBlockM, Layouts::kClusterSize), units),
+          fwd_scheduled_params(base, Layouts::kPackGqa, Layouts::kBlockM, Layouts::kClusterSize, pairs),
+          units),
       core::FastDivisor(params.heads / params.heads_kv),
       make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{}), _1{}),
-      make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{}),
-                    _1{})};
+      make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{}), _1{}),
+      pairs};
 }
 
 }  // namespace flashattn::cuda::sm90
