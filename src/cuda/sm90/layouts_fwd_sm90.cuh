@@ -142,10 +142,10 @@ struct FwdLayoutsSm90 {
                         GmemStrideVt{}),
       cute::take<0, 2>(SmemLayoutVt{}), cute::_1{}));
   /// Cluster pairs (the *_paired regimes): the two CTAs of a cluster compute two query heads of one kv
-  /// head, the same query tile of the same batch entry, so they walk the same key tiles in the same order,
-  /// and each K / V tile is loaded once, by one of them, into both CTAs' stages (half the K / V traffic
-  /// from L2: bounded at +2-4% at D = 128 by an experiment that skipped half the loads, docs/PERF.md,
-  /// session 45).
+  /// head (the same query tile of the same batch entry) or two neighbouring query tiles of one head under a
+  /// full mask (FwdParamsSm90::pairs), so they walk the same key tiles in the same order, and each K / V
+  /// tile is loaded once, by one of them, into both CTAs' stages (half the K / V traffic from L2: bounded at
+  /// +1.4-4% at D = 128 by an experiment that skipped half the loads, docs/PERF.md, session 45).
   static constexpr bool kKvMulticast = kTile.kv_multicast;
   static constexpr int kClusterSize = kKvMulticast ? 2 : 1;
   static_assert(!kKvMulticast || (!kPackGqa && !kStageOInRings),
