@@ -3,10 +3,10 @@
 # LIMIT at most the device time left less 20 s.
 #   first   on an H200: session 43's call5-h200-evidence on main (issue 4-6 evidence: decode with
 #           flashattn and cuDNN alone, GQA-long and D 128 grids); on any other GPU: mode pairs
-#   pairs   prepared-fwd-gqa-pairs-ab in a tree unpacked from .ab/pairs.tar.gz (8dda557), against main
+#   pairs   prepared-fwd-gqa-pairs-ab in a tree unpacked from .ab/pairs.tar.gz (41f30f9), against main
 # Prepare on main (pairs; first needs only .commit):
 #   rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
-#   git archive 8dda557 -o .ab/pairs.tar -- . ':!bench/results'; git rev-parse 8dda557 > .ab/pairs.commit
+#   git archive 41f30f9 -o .ab/pairs.tar -- . ':!bench/results'; git rev-parse 41f30f9 > .ab/pairs.commit
 #   gzip .ab/*.tar; git rev-parse HEAD > .commit
 # Carry [".ab", "third_party/cutlass", ".commit"].
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 45 (not yet run; any 132-SM GPU, ~420 s): 8dda557, K / V loads shared by 2-CTA cluster
+# Prepared in session 45 (not yet run; any 132-SM GPU, ~420 s): 41f30f9, K / V loads shared by 2-CTA cluster
 # pairs at D 128 (TMA multicast: key tile n loaded by the CTA of rank n % 2 into both CTAs' stages), as
 # kernels of their own (FwdTileRegime::long_keys_paired / short_keys_paired); a pair splits two query heads
 # of one kv head (GQA, an even group) or else two neighbouring query tiles of one head under a full mask
@@ -12,7 +12,7 @@
 # full cells' geometric means >= 1.005 with no cell below 0.99, the causal cells within noise, and tests,
 # memcheck, racecheck and synccheck pass.
 # Prepare on main: rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
-#   git archive 8dda557 -o .ab/pairs.tar -- . ':!bench/results'; git rev-parse 8dda557 > .ab/pairs.commit
+#   git archive 41f30f9 -o .ab/pairs.tar -- . ':!bench/results'; git rev-parse 41f30f9 > .ab/pairs.commit
 #   gzip .ab/*.tar; git rev-parse HEAD > .commit. Carry [".ab", "third_party/cutlass", ".commit"]; run as
 #   scripts/device-in-tree pairs
 #   "$PWD/bench/results/h200-gpu-logs-20261206-s45/prepared-fwd-gqa-pairs-ab/command.sh" 440 (or through
