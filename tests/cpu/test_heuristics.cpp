@@ -113,5 +113,28 @@ TEST(Heuristics, DeterministicBackwardTakesDescendingTurnsOnlyUnderARightWindowB
   EXPECT_FALSE(bwd_deterministic_descending(false, false));
 }
 
+// The Hopper forward pairs two query heads of one kv head (GQA with an even group, MQA included), never MHA
+// or an odd group, whose pairs would straddle two kv heads.
+TEST(Heuristics, ForwardPairsQueryHeadsOnlyWhereTwoShareAKvHead) {
+  EXPECT_TRUE(pairs_query_heads_sm90(32, 8));
+  EXPECT_TRUE(pairs_query_heads_sm90(16, 1));
+  EXPECT_TRUE(pairs_query_heads_sm90(4, 2));
+  EXPECT_FALSE(pairs_query_heads_sm90(16, 16));  // MHA
+  EXPECT_FALSE(pairs_query_heads_sm90(6, 2));    // group 3
+  EXPECT_FALSE(pairs_query_heads_sm90(5, 1));    // MQA with an odd head count
+  EXPECT_FALSE(pairs_query_heads_sm90(8, 0));
+}
+
+// Query tiles pair only where their key walks are equal and both hold rows: no causal or window mask, not
+// varlen, an even count of query tiles.
+TEST(Heuristics, ForwardPairsQueryTilesOnlyUnderAFullMaskWithAnEvenCount) {
+  EXPECT_TRUE(pairs_query_tiles_sm90(false, false, 4));
+  EXPECT_TRUE(pairs_query_tiles_sm90(false, false, 128));
+  EXPECT_FALSE(pairs_query_tiles_sm90(true, false, 4));   // causal or a window
+  EXPECT_FALSE(pairs_query_tiles_sm90(false, true, 4));   // varlen
+  EXPECT_FALSE(pairs_query_tiles_sm90(false, false, 3));  // a tile without a partner
+  EXPECT_FALSE(pairs_query_tiles_sm90(false, false, 0));
+}
+
 }  // namespace
 }  // namespace flashattn::core

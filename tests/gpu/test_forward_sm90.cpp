@@ -278,6 +278,113 @@ TEST(CudaForwardSm90, GqaPackedTilesMatchOracle) {
   if (tested == 0) GTEST_SKIP() << "no sm90 D = 64, 128 or 256 kernel is built";
 }
 
+// GQA calls at D = 128 whose query heads pair up (an even group, tiles not packed) run as clusters of two
+// CTAs, one query head each, that load each K / V tile once into both (the *_paired regimes,
+// core::pairs_query_heads_sm90): RunInfo says cluster_size 2 wherever a pair fits every two SMs (H100 / H200
+// SXM: 132 SMs, 66 pairs). What the pairing changes is checked: groups of 2, 4 and 16 (MQA) under a causal
+// mask, a window with softcap and ALiBi (a slope per query head), key tiles that are not whole (239, 1023
+// keys), varlen with empty sequences and used keys, strided views, a batch without keys, and bitwise reruns;
+// an odd group runs unpaired, and so does every other head dim (no paired kernel built). The sweep's D = 128
+// GQA cases (group 2) run paired as well.
+TEST(CudaForwardSm90, GqaQueryHeadPairsShareTheirKvLoads) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  const auto props = cuda_device_properties(0);
+  const bool pairs_fit = props && props->multiprocessors == 132;
+  for (int head_dim : caps.head_dims) {
+    const bool pairs = head_dim == 128;
+    const DType dtype = caps.dtypes.front();
+    Case causal = gqa_case(dtype, head_dim, 8, 2, 300, 300, 8201);
+    causal.causal = true;
+    Case mqa = gqa_case(dtype, head_dim, 16, 1, 239, 1023, 8202);
+    mqa.causal = true;
+    mqa.strided = true;
+    Case mods = gqa_case(dtype, head_dim, 4, 2, 200, 239, 8203);
+    mods.window_left = 50;
+    mods.window_right = 10;
+    mods.softcap = 30.0f;
+    mods.alibi = true;
+    Case varlen = gqa_case(dtype, head_dim, 8, 4, 0, 0, 8204);
+    varlen.batch = 5;
+    varlen.seqlens_q = {0, 1, 129, 300, 200};
+    varlen.seqlens_k = {5, 0, 200, 383, 129};
+    varlen.seqused_k = {5, 0, 150, 383, 100};
+    varlen.causal = true;
+    Case no_keys = gqa_case(dtype, head_dim, 4, 2, 0, 0, 8205);
+    no_keys.seqlens_q = {3, 130};
+    no_keys.seqlens_k = {0, 0};
+    Case odd_group = gqa_case(dtype, head_dim, 6, 2, 300, 300, 8206);
+    odd_group.causal = true;
+    struct Expected {
+      Case c;
+      bool paired;
+    };
+    for (const Expected& e : std::vector<Expected>{{causal, pairs},
+                                                   {mqa, pairs},
+                                                   {mods, pairs},
+                                                   {varlen, pairs},
+                                                   {no_keys, pairs},
+                                                   {odd_group, false}}) {
+      const CaseResult result = run_case(e.c, Op::forward, kHopper);
+      ASSERT_TRUE(result.status.ok()) << summary(result);
+      EXPECT_TRUE(result.passed) << summary(result);
+      EXPECT_EQ(result.info.packed_heads, 0) << summary(result);
+      if (pairs_fit) EXPECT_EQ(result.info.cluster_size, e.paired ? 2 : 0) << summary(result);
+      if (result.info.cluster_size == 2) EXPECT_EQ(result.info.num_ctas % 2, 0) << summary(result);
+      EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
+    }
+    EXPECT_TRUE(reruns_bitwise_equal(mqa, Op::forward, kHopper, 5)) << describe(mqa);
+    EXPECT_TRUE(reruns_bitwise_equal(varlen, Op::forward, kHopper, 5)) << describe(varlen);
+  }
+}
+
+// Calls at D = 128 whose query heads do not pair run their query tiles in cluster pairs (two neighbouring
+// tiles of one head, the same keys; core::pairs_query_tiles_sm90) under a full mask with an even count of
+// query tiles: keys that are not whole tiles (383, 1023), softcap with ALiBi, strided views, no keys, an odd
+// group, bitwise reruns. A causal mask, a window, varlen and an odd tile count run unpaired.
+TEST(CudaForwardSm90, FullMaskQueryTilePairsShareTheirKvLoads) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  if (!has_head_dim(caps, 128)) GTEST_SKIP() << "no sm90 D = 128 kernel is built";
+  const auto props = cuda_device_properties(0);
+  const bool pairs_fit = props && props->multiprocessors == 132;
+  const DType dtype = caps.dtypes.front();
+  Case full = make_dense_case(dtype, 128, 2, 4, 4, 512, 383, 8301);    // 4 query tiles
+  Case mods = make_dense_case(dtype, 128, 3, 2, 2, 1000, 1023, 8302);  // 8 query tiles
+  mods.softcap = 30.0f;
+  mods.alibi = true;
+  mods.strided = true;
+  Case odd_group = make_dense_case(dtype, 128, 2, 6, 2, 256, 300, 8303);
+  Case no_keys = make_dense_case(dtype, 128, 2, 4, 4, 256, 0, 8304);
+  Case odd_tiles = make_dense_case(dtype, 128, 2, 4, 4, 300, 300, 8305);  // 3 query tiles
+  Case causal = full;
+  causal.seqlen_k = 512;
+  causal.causal = true;
+  Case window = full;
+  window.window_left = 100;
+  window.window_right = 100;
+  Case varlen = make_dense_case(dtype, 128, 3, 4, 4, 0, 0, 8306);
+  varlen.seqlens_q = {256, 0, 512};
+  varlen.seqlens_k = {300, 5, 0};
+  struct Expected {
+    Case c;
+    bool paired;
+  };
+  for (const Expected& e : std::vector<Expected>{{full, true},
+                                                 {mods, true},
+                                                 {odd_group, true},
+                                                 {no_keys, true},
+                                                 {odd_tiles, false},
+                                                 {causal, false},
+                                                 {window, false},
+                                                 {varlen, false}}) {
+    const CaseResult result = run_case(e.c, Op::forward, kHopper);
+    ASSERT_TRUE(result.status.ok()) << summary(result);
+    EXPECT_TRUE(result.passed) << summary(result);
+    if (pairs_fit) EXPECT_EQ(result.info.cluster_size, e.paired ? 2 : 0) << summary(result);
+    EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
+  }
+  EXPECT_TRUE(reruns_bitwise_equal(mods, Op::forward, kHopper, 5)) << describe(mods);
+}
+
 // D != Dv pairs (D 192 / Dv 128) on the sm90 kernel of the pair: Q·Kᵀ over D, P·V and O over Dv, O staged
 // in Q's shared memory (forward_suite.hpp's head_dim_pair_cases).
 TEST(CudaForwardSm90, HeadDimPairsMatchOracle) {
