@@ -125,6 +125,19 @@ TEST(Heuristics, ForwardPairsQueryHeadsOnlyWhereTwoShareAKvHead) {
   EXPECT_FALSE(pairs_query_heads_sm90(8, 0));
 }
 
+// Pairs only where a row walks at least 8192 keys: the longest sequence's keys, or a window's width when
+// both its sides are bounded and it is narrower.
+TEST(Heuristics, ForwardPairsOnlyWhereRowsWalkManyKeys) {
+  EXPECT_TRUE(pairs_walk_keys_enough_sm90(8192, 0));
+  EXPECT_TRUE(pairs_walk_keys_enough_sm90(131072, 0));
+  EXPECT_TRUE(pairs_walk_keys_enough_sm90(16384, 8192));
+  EXPECT_TRUE(pairs_walk_keys_enough_sm90(9000, 20000));  // a window wider than the keys
+  EXPECT_FALSE(pairs_walk_keys_enough_sm90(8191, 0));
+  EXPECT_FALSE(pairs_walk_keys_enough_sm90(512, 0));
+  EXPECT_FALSE(pairs_walk_keys_enough_sm90(16384, 4097));  // a sliding window of 4096 + 1
+  EXPECT_FALSE(pairs_walk_keys_enough_sm90(0, 0));
+}
+
 // Query tiles pair only where their key walks are equal and both hold rows: no causal or window mask, not
 // varlen, an even count of query tiles.
 TEST(Heuristics, ForwardPairsQueryTilesOnlyUnderAFullMaskWithAnEvenCount) {
