@@ -82,6 +82,35 @@ constexpr bool pack_gqa_sm90(long long max_seqlen_q, long long group, long long 
   return rounds(packed_tiles) < rounds(unpacked_tiles);
 }
 
+/// Whether the Hopper forward runs a GQA call's query heads in cluster pairs that share their K / V loads
+/// (the cuda/sm90 *_paired regimes): two query heads of one kv head (an even group) walk the same key
+/// tiles, so each K / V tile crosses from L2 to the SMs once for both. An experiment that skipped half the
+/// K / V loads bounded the gain at +2-4% at D = 128 (docs/PERF.md, session 45).
+constexpr bool pairs_query_heads_sm90(long long heads, long long heads_kv) {
+  return heads_kv > 0 && heads % heads_kv == 0 && (heads / heads_kv) % 2 == 0;
+}
+
+/// Whether the Hopper forward runs a call's query tiles in cluster pairs that share their K / V loads, where
+/// its query heads do not pair (pairs_query_heads_sm90): two neighbouring query tiles of one head walk the
+/// same key tiles only without a mask that bounds keys by row (causal or a window), and both tiles of a
+/// pair must hold rows (every sequence's query tiles the same count, even: not varlen).
+constexpr bool pairs_query_tiles_sm90(bool masked, bool varlen, long long m_blocks) {
+  return !masked && !varlen && m_blocks >= 2 && m_blocks % 2 == 0;
+}
+
+/// Whether a Hopper forward call's query rows walk keys enough for its cluster pairs (pairs_query_heads_sm90,
+/// pairs_query_tiles_sm90) to pay: `max_seqlen_k` keys, or a window's width where both its sides are bounded
+/// (`window_width`, 0 otherwise), at least 8192. A pair's two CTAs wait for each other's release of every
+/// K / V stage and meet at each tile's start, a cost per tile that only a long key walk repays. Measured on
+/// an H100 (docs/PERF.md, session 46; interleaved A/B of 41f30f9, pairs wherever they fit, against unpaired
+/// tiles): D 128 full S 512 / 1k / 2k / 4k 0.984 / 0.985 / 0.990 / 0.992, S 8k / 16k 1.008 / 1.009; GQA-long
+/// (causal) S 4k 1.001, 8k-128k 0.997-1.013.
+inline constexpr long long kFwdPairsMinKeys = 8192;
+constexpr bool pairs_walk_keys_enough_sm90(long long max_seqlen_k, long long window_width) {
+  const long long walk = window_width > 0 && window_width < max_seqlen_k ? window_width : max_seqlen_k;
+  return walk >= kFwdPairsMinKeys;
+}
+
 /// Whether the Hopper forward's persistent CTAs take a masked problem's query tiles in pairs — a head's
 /// longest tile, then its shortest; its second longest, then its second shortest; ... — rather than in
 /// one global longest-first order (cuda/sm90/tile_scheduler_sm90.hpp). Both balance the CTAs (a causal pair

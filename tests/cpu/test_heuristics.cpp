@@ -113,5 +113,41 @@ TEST(Heuristics, DeterministicBackwardTakesDescendingTurnsOnlyUnderARightWindowB
   EXPECT_FALSE(bwd_deterministic_descending(false, false));
 }
 
+// The Hopper forward pairs two query heads of one kv head (GQA with an even group, MQA included), never MHA
+// or an odd group, whose pairs would straddle two kv heads.
+TEST(Heuristics, ForwardPairsQueryHeadsOnlyWhereTwoShareAKvHead) {
+  EXPECT_TRUE(pairs_query_heads_sm90(32, 8));
+  EXPECT_TRUE(pairs_query_heads_sm90(16, 1));
+  EXPECT_TRUE(pairs_query_heads_sm90(4, 2));
+  EXPECT_FALSE(pairs_query_heads_sm90(16, 16));  // MHA
+  EXPECT_FALSE(pairs_query_heads_sm90(6, 2));    // group 3
+  EXPECT_FALSE(pairs_query_heads_sm90(5, 1));    // MQA with an odd head count
+  EXPECT_FALSE(pairs_query_heads_sm90(8, 0));
+}
+
+// Pairs only where a row walks at least 8192 keys: the longest sequence's keys, or a window's width when
+// both its sides are bounded and it is narrower.
+TEST(Heuristics, ForwardPairsOnlyWhereRowsWalkManyKeys) {
+  EXPECT_TRUE(pairs_walk_keys_enough_sm90(8192, 0));
+  EXPECT_TRUE(pairs_walk_keys_enough_sm90(131072, 0));
+  EXPECT_TRUE(pairs_walk_keys_enough_sm90(16384, 8192));
+  EXPECT_TRUE(pairs_walk_keys_enough_sm90(9000, 20000));  // a window wider than the keys
+  EXPECT_FALSE(pairs_walk_keys_enough_sm90(8191, 0));
+  EXPECT_FALSE(pairs_walk_keys_enough_sm90(512, 0));
+  EXPECT_FALSE(pairs_walk_keys_enough_sm90(16384, 4097));  // a sliding window of 4096 + 1
+  EXPECT_FALSE(pairs_walk_keys_enough_sm90(0, 0));
+}
+
+// Query tiles pair only where their key walks are equal and both hold rows: no causal or window mask, not
+// varlen, an even count of query tiles.
+TEST(Heuristics, ForwardPairsQueryTilesOnlyUnderAFullMaskWithAnEvenCount) {
+  EXPECT_TRUE(pairs_query_tiles_sm90(false, false, 4));
+  EXPECT_TRUE(pairs_query_tiles_sm90(false, false, 128));
+  EXPECT_FALSE(pairs_query_tiles_sm90(true, false, 4));   // causal or a window
+  EXPECT_FALSE(pairs_query_tiles_sm90(false, true, 4));   // varlen
+  EXPECT_FALSE(pairs_query_tiles_sm90(false, false, 3));  // a tile without a partner
+  EXPECT_FALSE(pairs_query_tiles_sm90(false, false, 0));
+}
+
 }  // namespace
 }  // namespace flashattn::core

@@ -133,6 +133,81 @@ TEST(TileSchedulerSm90, GqaPackedOrderVisitsEveryKvHeadsPackedTilesOnce) {
   }
 }
 
+// Query heads in cluster pairs (two query heads of one kv head, an even group): the order runs over pairs of
+// heads on 66 units of two CTAs, CTA rank r of a unit taking head 2h + r of the unit's tile; together the
+// 132 CTAs visit every (query tile, head, batch) once, and the two CTAs of a unit the same query tile of two
+// heads of one kv head (so the same key tiles).
+TEST(TileSchedulerSm90, QueryHeadPairsCoverEveryTileOnceWithOneKvHeadPerPair) {
+  struct Paired {
+    int batch, heads, heads_kv, m_blocks;
+    bool causal;
+  };
+  for (const Paired& shape :
+       {Paired{1, 32, 8, 64, true}, Paired{8, 32, 8, 32, true}, Paired{2, 16, 1, 5, false},
+        Paired{3, 4, 2, 7, true}, Paired{1, 64, 8, 1024, true}}) {
+    FwdKernelParams params;
+    params.problem.dtype = DType::bf16;
+    params.problem.batch = shape.batch;
+    params.problem.heads = shape.heads;
+    params.problem.heads_kv = shape.heads_kv;
+    params.problem.head_dim = params.problem.head_dim_v = kHeadDim;
+    params.problem.max_seqlen_q = params.problem.max_seqlen_k = shape.m_blocks * 128;
+    params.problem.causal = shape.causal;
+    if (shape.causal) params.problem.window_right = 0;
+    params.num_m_blocks = shape.m_blocks;
+    const FwdKernelParams paired = fwd_scheduled_params(params, false, 128, 2);
+    ASSERT_EQ(paired.problem.heads, shape.heads / 2);
+    const int units = kMultiprocessors / 2;
+    const auto order = PersistentTileScheduler::order(paired, units);
+    ASSERT_LE(order.ctas, units);
+    const int group = shape.heads / shape.heads_kv;
+    std::set<std::tuple<int, int, int>> seen;
+    for (const auto& share : shares(order, order.ctas)) {
+      for (const auto& tile : share) {
+        ASSERT_LT(tile.head, shape.heads / 2);
+        for (int rank = 0; rank < 2; ++rank) {
+          const int head = 2 * tile.head + rank;
+          EXPECT_TRUE(seen.insert({tile.m_block, head, tile.batch}).second);
+        }
+        EXPECT_EQ((2 * tile.head) / group, (2 * tile.head + 1) / group) << "one kv head per pair";
+      }
+    }
+    EXPECT_EQ(static_cast<std::int64_t>(seen.size()),
+              std::int64_t{shape.m_blocks} * shape.batch * shape.heads);
+  }
+}
+
+// Query tiles in cluster pairs (a full mask): the order runs over pairs of query tiles, CTA rank r of a unit
+// taking query tile 2m + r of the unit's tile; together they visit every (query tile, head, batch) once.
+TEST(TileSchedulerSm90, QueryTilePairsCoverEveryTileOnce) {
+  for (const Shape& shape :
+       {Shape{1, 16, 128, false}, Shape{8, 16, 16, false}, Shape{32, 16, 4, false}, Shape{3, 5, 6, false}}) {
+    PersistentTileScheduler::Order plain = order_of(shape);
+    FwdKernelParams params;
+    params.problem.dtype = DType::bf16;
+    params.problem.batch = shape.batch;
+    params.problem.heads = params.problem.heads_kv = shape.heads;
+    params.problem.head_dim = params.problem.head_dim_v = kHeadDim;
+    params.problem.max_seqlen_q = params.problem.max_seqlen_k = seqlen_of(shape);
+    params.num_m_blocks = shape.m_blocks;
+    const FwdKernelParams paired = fwd_scheduled_params(params, false, 128, 2, FwdPairs::query_tiles);
+    ASSERT_EQ(paired.num_m_blocks, shape.m_blocks / 2);
+    ASSERT_EQ(paired.problem.heads, shape.heads);
+    const auto order = PersistentTileScheduler::order(paired, kMultiprocessors / 2);
+    ASSERT_EQ(2 * order.tiles, plain.tiles);
+    std::set<std::tuple<int, int, int>> seen;
+    for (const auto& share : shares(order, order.ctas)) {
+      for (const auto& tile : share) {
+        ASSERT_LT(tile.m_block, shape.m_blocks / 2);
+        for (int rank = 0; rank < 2; ++rank) {
+          EXPECT_TRUE(seen.insert({2 * tile.m_block + rank, tile.head, tile.batch}).second);
+        }
+      }
+    }
+    EXPECT_EQ(static_cast<std::int64_t>(seen.size()), plain.tiles);
+  }
+}
+
 // Sections of whole kv heads whose K and V fit the L2 budget (or one kv head where even that does not), in
 // whole round pairs of positions, each longest tile first.
 TEST(TileSchedulerSm90, MaskedProblemsWithFewHeadsGoLongestTileFirstInSectionsThatFitL2) {

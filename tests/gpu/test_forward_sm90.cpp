@@ -278,6 +278,122 @@ TEST(CudaForwardSm90, GqaPackedTilesMatchOracle) {
   if (tested == 0) GTEST_SKIP() << "no sm90 D = 64, 128 or 256 kernel is built";
 }
 
+// GQA calls at D = 128 whose query heads pair up (an even group, tiles not packed) and whose rows walk at
+// least 8192 keys (core::pairs_walk_keys_enough_sm90) run as clusters of two CTAs, one query head each, that
+// load each K / V tile once into both (the *_paired regimes, core::pairs_query_heads_sm90): RunInfo says
+// cluster_size 2 wherever a pair fits every two SMs (H100 / H200 SXM: 132 SMs, 66 pairs). What the pairing
+// changes is checked: groups of 2 and 4 (MQA) under a causal mask, a wide window with softcap and ALiBi (a
+// slope per query head), key tiles that are not whole, varlen with short and empty sequences and used keys
+// beside a long one, strided views, and bitwise reruns; an odd group, a short key walk (few keys or a narrow
+// window) and a call without keys run unpaired, and so does every other head dim (no paired kernel built).
+// One batch entry and few heads where the keys are many: the fp64 oracle stays a few seconds per case.
+TEST(CudaForwardSm90, GqaQueryHeadPairsShareTheirKvLoads) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  const auto props = cuda_device_properties(0);
+  const bool pairs_fit = props && props->multiprocessors == 132;
+  for (int head_dim : caps.head_dims) {
+    const bool pairs = head_dim == 128;
+    const DType dtype = caps.dtypes.front();
+    Case causal = make_dense_case(dtype, head_dim, 1, 4, 2, 130, 8300, 8201);
+    causal.causal = true;
+    Case mqa = make_dense_case(dtype, head_dim, 1, 4, 1, 100, 8195, 8202);
+    mqa.causal = true;
+    mqa.strided = true;
+    Case mods = make_dense_case(dtype, head_dim, 1, 4, 2, 130, 9000, 8203);
+    mods.window_left = 8300;  // 8311 keys a row: wide enough to pair
+    mods.window_right = 10;
+    mods.softcap = 30.0f;
+    mods.alibi = true;
+    Case narrow_window = make_dense_case(dtype, head_dim, 1, 4, 2, 200, 9000, 8204);
+    narrow_window.window_left = 50;
+    narrow_window.window_right = 10;
+    Case varlen = make_dense_case(dtype, head_dim, 5, 4, 2, 0, 0, 8205);
+    varlen.seqlens_q = {0, 1, 129, 130, 200};
+    varlen.seqlens_k = {5, 0, 200, 8400, 129};
+    varlen.seqused_k = {5, 0, 150, 8300, 100};
+    varlen.causal = true;
+    Case short_keys = gqa_case(dtype, head_dim, 8, 2, 300, 300, 8206);
+    short_keys.causal = true;
+    Case no_keys = gqa_case(dtype, head_dim, 4, 2, 0, 0, 8207);
+    no_keys.seqlens_q = {3, 130};
+    no_keys.seqlens_k = {0, 0};
+    Case odd_group = make_dense_case(dtype, head_dim, 1, 3, 1, 100, 8200, 8208);
+    odd_group.causal = true;
+    struct Expected {
+      Case c;
+      bool paired;
+    };
+    for (const Expected& e : std::vector<Expected>{{causal, pairs},
+                                                   {mqa, pairs},
+                                                   {mods, pairs},
+                                                   {varlen, pairs},
+                                                   {narrow_window, false},
+                                                   {short_keys, false},
+                                                   {no_keys, false},
+                                                   {odd_group, false}}) {
+      const CaseResult result = run_case(e.c, Op::forward, kHopper);
+      ASSERT_TRUE(result.status.ok()) << summary(result);
+      EXPECT_TRUE(result.passed) << summary(result);
+      EXPECT_EQ(result.info.packed_heads, 0) << summary(result);
+      if (pairs_fit) EXPECT_EQ(result.info.cluster_size, e.paired ? 2 : 0) << summary(result);
+      if (result.info.cluster_size == 2) EXPECT_EQ(result.info.num_ctas % 2, 0) << summary(result);
+      EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
+    }
+    EXPECT_TRUE(reruns_bitwise_equal(mqa, Op::forward, kHopper, 5)) << describe(mqa);
+    EXPECT_TRUE(reruns_bitwise_equal(varlen, Op::forward, kHopper, 5)) << describe(varlen);
+  }
+}
+
+// Calls at D = 128 whose query heads do not pair run their query tiles in cluster pairs (two neighbouring
+// tiles of one head, the same keys; core::pairs_query_tiles_sm90) under a full mask with an even count of
+// query tiles and at least 8192 keys: keys that are not whole tiles, softcap with ALiBi, strided views, an
+// odd group, bitwise reruns. Fewer keys, no keys, a causal mask, a window, varlen and an odd tile count run
+// unpaired.
+TEST(CudaForwardSm90, FullMaskQueryTilePairsShareTheirKvLoads) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  if (!has_head_dim(caps, 128)) GTEST_SKIP() << "no sm90 D = 128 kernel is built";
+  const auto props = cuda_device_properties(0);
+  const bool pairs_fit = props && props->multiprocessors == 132;
+  const DType dtype = caps.dtypes.front();
+  Case full = make_dense_case(dtype, 128, 1, 1, 1, 256, 8383, 8301);  // 2 query tiles
+  Case mods = make_dense_case(dtype, 128, 1, 1, 1, 512, 8300, 8302);  // 4 query tiles
+  mods.softcap = 30.0f;
+  mods.alibi = true;
+  mods.strided = true;
+  Case odd_group = make_dense_case(dtype, 128, 1, 3, 1, 256, 8200, 8303);
+  Case short_keys = make_dense_case(dtype, 128, 2, 4, 4, 512, 383, 8304);
+  Case no_keys = make_dense_case(dtype, 128, 2, 4, 4, 256, 0, 8305);
+  Case odd_tiles = make_dense_case(dtype, 128, 1, 1, 1, 300, 8200, 8306);  // 3 query tiles
+  Case causal = full;
+  causal.causal = true;
+  Case window = full;
+  window.window_left = 8300;
+  window.window_right = 100;
+  Case varlen = make_dense_case(dtype, 128, 3, 1, 1, 0, 0, 8307);
+  varlen.seqlens_q = {256, 0, 256};
+  varlen.seqlens_k = {8300, 5, 0};
+  struct Expected {
+    Case c;
+    bool paired;
+  };
+  for (const Expected& e : std::vector<Expected>{{full, true},
+                                                 {mods, true},
+                                                 {odd_group, true},
+                                                 {short_keys, false},
+                                                 {no_keys, false},
+                                                 {odd_tiles, false},
+                                                 {causal, false},
+                                                 {window, false},
+                                                 {varlen, false}}) {
+    const CaseResult result = run_case(e.c, Op::forward, kHopper);
+    ASSERT_TRUE(result.status.ok()) << summary(result);
+    EXPECT_TRUE(result.passed) << summary(result);
+    if (pairs_fit) EXPECT_EQ(result.info.cluster_size, e.paired ? 2 : 0) << summary(result);
+    EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
+  }
+  EXPECT_TRUE(reruns_bitwise_equal(mods, Op::forward, kHopper, 5)) << describe(mods);
+}
+
 // D != Dv pairs (D 192 / Dv 128) on the sm90 kernel of the pair: Q·Kᵀ over D, P·V and O over Dv, O staged
 // in Q's shared memory (forward_suite.hpp's head_dim_pair_cases).
 TEST(CudaForwardSm90, HeadDimPairsMatchOracle) {

@@ -38,7 +38,8 @@ constexpr FwdTile fwd_tile(int head_dim, int head_dim_v, FwdTileRegime regime) {
     // bulk first, its loop spilled the softmax row sums (session 9: +1.8-3.8% at D 256 S <= 1k).
     return head_dim == 256 ? FwdTile{64, 64, 4, 2, true} : FwdTile{0, 0, 0, 0};
   }
-  if (regime == FwdTileRegime::packed_gqa) return {0, 0, 0, 0};  // GQA packing: the sm90 forward only
+  // GQA packing and cluster pairs: the sm90 forward only.
+  if (regime != FwdTileRegime::long_keys && regime != FwdTileRegime::short_keys) return {0, 0, 0, 0};
   switch (head_dim) {
     // 128x128 (FlashAttention-2's choice): 64 fp32 of O plus 128 of S per thread; the wide key
     // tile halves the barriers and softmax bookkeeping per MMA. 48 KB smem.

@@ -25,6 +25,13 @@
 // staged in the Q buffer and q_free comes once its store has read it. Each buffer completes one phase of each
 // barrier per use, so both sides track the phases by counting tiles.
 //
+// Cluster pairs (the *_paired regimes, Layouts::kKvMulticast): CTAs 2c and 2c + 1 take the order's work
+// items as one unit c, each its own query head (2h + rank) or query tile (2m + rank) of the item's pair
+// (FwdParamsSm90::pairs), so both walk the same key tiles; each K / V stage is loaded by one of them into
+// both (FwdMainloopSm90::load), every consumer warpgroup releases a stage to both CTAs' producers, and a
+// CTA's consumers leave only once the pair's consumers released its every stage, so that no CTA exits while
+// its peer may still signal its barriers.
+//
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
 #pragma once
@@ -33,6 +40,7 @@
 #include <type_traits>
 
 #include <cutlass/arch/reg_reconfig.h>
+#include <cute/arch/cluster_sm90.hpp>
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
@@ -100,27 +108,50 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
     }
     WorkRing::init(smem.work_ring);
   }
-  // Warp 0 initialises the stage barriers (and fences their initialisation); the CTA barrier publishes
-  // every barrier before first use.
+  // Warp 0 initialises the stage barriers (and fences their initialisation). A pair's empty barriers count
+  // both CTAs' consumer warpgroups, and Mainloop::release_stage arrives so (the pipelines' own per-thread
+  // release targets, which are not set up there, stayed live through the main loop and spilled).
+  using ClusterShape = Shape<Int<Layouts::kClusterSize>, _1, _1>;
+  using ReleaseTargets = cute::bool_constant<!Layouts::kKvMulticast>;
   PipelineK pipeline_k(smem.barriers.pipeline_k,
-                       ring_params(static_cast<PipelineK*>(nullptr), Layouts::kTmaBytesK),
-                       Shape<_1, _1, _1>{});
+                       ring_params(static_cast<PipelineK*>(nullptr), Layouts::kTmaBytesK), ClusterShape{},
+                       cute::true_type{}, ReleaseTargets{});
   PipelineV pipeline_v(smem.barriers.pipeline_v,
-                       ring_params(static_cast<PipelineV*>(nullptr), Layouts::kTmaBytesV),
-                       Shape<_1, _1, _1>{});
-  __syncthreads();
+                       ring_params(static_cast<PipelineV*>(nullptr), Layouts::kTmaBytesV), ClusterShape{},
+                       cute::true_type{}, ReleaseTargets{});
+  // The CTA barrier publishes every barrier before first use; a pair's cluster barrier does so in both CTAs,
+  // whose peer's loads and releases may come before this CTA's first wait.
+  if constexpr (Layouts::kKvMulticast) {
+    cute::cluster_sync();
+  } else {
+    __syncthreads();
+  }
 
   if (warp_group == 0) {
     cutlass::arch::warpgroup_reg_dealloc<kProducerRegisters>();
     if (threadIdx.x != 0) return;
     auto write_k = cutlass::make_producer_start_state<PipelineK>();
     auto write_v = cutlass::make_producer_start_state<PipelineV>();
+    // The order's unit is a CTA, or a pair (a cluster); the unit's index and count and the CTA's rank in
+    // its pair are read from their special registers where used (held, they spilled at 24 registers).
     int tiles_done = 0;
     for (std::int64_t round = 0;; ++round) {
-      const std::int64_t index = Scheduler::position(blockIdx.x, gridDim.x, round);
+      constexpr bool kPair = Layouts::kKvMulticast;
+      const int unit = kPair ? static_cast<int>(cute::cluster_id_in_grid().x) : static_cast<int>(blockIdx.x);
+      const int units = kPair ? static_cast<int>(cute::cluster_grid_dims().x) : static_cast<int>(gridDim.x);
+      const std::int64_t index = Scheduler::position(unit, units, round);
       if (index >= order.positions) break;
+      Scheduler::Tile tile = Scheduler::tile(order, index);
+      if constexpr (kPair) {
+        const int rank = static_cast<int>(cute::block_rank_in_cluster());
+        if (params.pairs == FwdPairs::query_tiles) {
+          tile.m_block = 2 * tile.m_block + rank;
+        } else {
+          tile.head = 2 * tile.head + rank;
+        }
+      }
       typename Mainloop::Work work;
-      if (!Mainloop::make_work(params, Scheduler::tile(order, index), work)) continue;
+      if (!Mainloop::make_work(params, tile, work)) continue;
       WorkRing::publish(smem.work_ring, tiles_done, work);
       const int q_stage = tiles_done % kQStages;
       const int q_use = tiles_done / kQStages;  // earlier tiles of this CTA in the same buffer
@@ -213,6 +244,14 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
       smem.barriers.q_free[0].arrive();
     }
     WorkRing::release(smem.work_ring, tiles_done);
+  }
+  // A pair: this CTA's barriers must outlive the peer's last releases into them. Its consumers have
+  // released every stage they read (so have the peer's, of the same stages, or they will): one thread waits
+  // for the last phase of every stage's empty barrier, as PipelineTmaAsync::producer_tail would on the
+  // producer's side, where its loop state held through the producer's loop spilled at 24 registers.
+  if (Layouts::kKvMulticast && thread == 0) {
+    Mainloop::wait_last_releases(smem.barriers.pipeline_k, read_k);
+    Mainloop::wait_last_releases(smem.barriers.pipeline_v, read_v);
   }
   Epilogue::wait_stores_read(thread);  // shared memory must outlive the last TMA store's reads
 #endif

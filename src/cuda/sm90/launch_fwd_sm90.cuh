@@ -57,10 +57,11 @@ bool takes_packed_gqa_sm90(const ForwardParams& params, int multiprocessors) {
 }
 
 /// Launches the forward of `params` with the tile of (kHeadDim, kHeadDimV, kRegime) on the current device
-/// (args.device.index, of `multiprocessors` SMs).
+/// (args.device.index) as `units` CTAs (one per SM) or, in a paired regime (Layouts::kKvMulticast), cluster
+/// pairs running at once, which split `pairs`.
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
-Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& args, int multiprocessors,
-                            RunInfo& info) {
+Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& args, int units, RunInfo& info,
+                            FwdPairs pairs = FwdPairs::query_heads) {
   using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   info.block_m = Layouts::kBlockM;
   info.block_n = Layouts::kBlockN;
@@ -69,29 +70,75 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   info.num_threads = 0;
   info.kernel += fwd_ablation_suffix_sm90();
   const FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> kernel_params =
-      make_fwd_params_sm90<Element, kHeadDim, kHeadDimV, kRegime>(params, args, multiprocessors);
+      make_fwd_params_sm90<Element, kHeadDim, kHeadDimV, kRegime>(params, args, units, pairs);
   if (kernel_params.order.tiles == 0) return {};
   // The scheduler indexes (batch, head) pairs, query tiles and the positions of its order with ints.
   if (kernel_params.order.positions > std::numeric_limits<std::int32_t>::max()) {
     return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " +
                                          std::to_string(Layouts::kBlockM) + ") must stay below 2^31 tiles"};
   }
-  const int ctas = kernel_params.order.ctas;
+  const int ctas = kernel_params.order.ctas * Layouts::kClusterSize;
   info.num_ctas = ctas;
+  info.cluster_size = Layouts::kKvMulticast ? Layouts::kClusterSize : 0;
   auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kRegime>;
   constexpr int kSmem = Layouts::kSmemBytes;
   // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in (once per device and kernel).
   cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (error != cudaSuccess) return cuda_error("cudaFuncSetAttribute(shared memory)", error);
-  kernel<<<ctas, Layouts::kThreads, kSmem, static_cast<cudaStream_t>(args.stream)>>>(kernel_params);
-  error = cudaGetLastError();
-  if (error != cudaSuccess) return cuda_error("fwd_sm90 launch", error);
-  return {};
+  if constexpr (Layouts::kKvMulticast) {
+    cudaLaunchAttribute cluster_dims;
+    cluster_dims.id = cudaLaunchAttributeClusterDimension;
+    cluster_dims.val.clusterDim.x = Layouts::kClusterSize;  // CTAs 2c and 2c + 1
+    cluster_dims.val.clusterDim.y = 1;
+    cluster_dims.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(ctas));
+    config.blockDim = dim3(Layouts::kThreads);
+    config.dynamicSmemBytes = kSmem;
+    config.stream = static_cast<cudaStream_t>(args.stream);
+    config.attrs = &cluster_dims;
+    config.numAttrs = 1;
+    error = cudaLaunchKernelEx(&config, kernel, kernel_params);
+    return error == cudaSuccess ? Status{} : cuda_error("fwd_sm90 cluster launch", error);
+  } else {
+    kernel<<<ctas, Layouts::kThreads, kSmem, static_cast<cudaStream_t>(args.stream)>>>(kernel_params);
+    error = cudaGetLastError();
+    if (error != cudaSuccess) return cuda_error("fwd_sm90 launch", error);
+    return {};
+  }
+}
+
+/// Launches the forward of `params` with the tile of (kHeadDim, kHeadDimV, kRegime), long_keys or
+/// short_keys, on a device of `multiprocessors` SMs: by cluster pairs (the paired regime's kernel) where a
+/// pair's tile is built, the rows walk keys enough (core::pairs_walk_keys_enough_sm90), two query heads
+/// share a kv head (core::pairs_query_heads_sm90) or else two query tiles walk the same keys
+/// (core::pairs_query_tiles_sm90), and the device holds a pair on every two SMs; otherwise one CTA per SM.
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
+Status launch_fwd_sm90_pairs_or_ctas(const ForwardParams& params, const AttentionArgs& args,
+                                     int multiprocessors, RunInfo& info) {
+  constexpr FwdTileRegime kPaired = fwd_paired_regime(kRegime);
+  if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, kPaired).block_m > 0) {
+    using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kPaired>;
+    const bool heads = core::pairs_query_heads_sm90(params.heads, params.heads_kv);
+    const std::int64_t m_blocks = (params.max_seqlen_q + Layouts::kBlockM - 1) / Layouts::kBlockM;
+    const bool bounded = params.window_left < kUnboundedWindow && params.window_right < kUnboundedWindow;
+    const std::int64_t window_width = bounded ? params.window_left + params.window_right + 1 : 0;
+    if (core::pairs_walk_keys_enough_sm90(params.max_seqlen_k, window_width) &&
+        (heads || core::pairs_query_tiles_sm90(params.has_window(), params.is_varlen(), m_blocks))) {
+      const int units = max_active_clusters<&fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kPaired>>(
+          args.device.index, Layouts::kClusterSize, Layouts::kThreads, Layouts::kSmemBytes);
+      if (Layouts::kClusterSize * units >= multiprocessors) {
+        return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, kPaired>(
+            params, args, units, info, heads ? FwdPairs::query_heads : FwdPairs::query_tiles);
+      }
+    }
+  }
+  return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, kRegime>(params, args, multiprocessors, info);
 }
 
 /// Launches the forward of `params` (validated; q, k, v, out, lse on sm90 CUDA device args.device.index;
 /// head dims kHeadDim and kHeadDimV) with the tile fwd_tile_regime_sm90() picks (RunInfo's block_m /
-/// block_n say which).
+/// block_n say which, cluster_size whether cluster pairs ran it).
 template <class Element, int kHeadDim, int kHeadDimV = kHeadDim>
 Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, RunInfo& info) {
   DeviceGuard guard(args.device.index);
@@ -109,12 +156,12 @@ Status launch_fwd_sm90(const ForwardParams& params, const AttentionArgs& args, R
   if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, FwdTileRegime::short_keys).block_m > 0) {
     if (fwd_tile_regime_sm90(kHeadDim, kHeadDimV, params.max_seqlen_k, params.causal) ==
         FwdTileRegime::short_keys) {
-      return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::short_keys>(
+      return launch_fwd_sm90_pairs_or_ctas<Element, kHeadDim, kHeadDimV, FwdTileRegime::short_keys>(
           params, args, multiprocessors, info);
     }
   }
-  return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, FwdTileRegime::long_keys>(params, args,
-                                                                                      multiprocessors, info);
+  return launch_fwd_sm90_pairs_or_ctas<Element, kHeadDim, kHeadDimV, FwdTileRegime::long_keys>(
+      params, args, multiprocessors, info);
 }
 
 }  // namespace flashattn::cuda::sm90

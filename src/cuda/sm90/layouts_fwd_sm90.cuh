@@ -130,6 +130,26 @@ struct FwdLayoutsSm90 {
       cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{},
                         GmemStrideVt{}),
       cute::take<0, 2>(SmemLayoutVt{})));
+  // K and V multicast to both CTAs of a cluster pair (kKvMulticast): the same whole boxes as TmaK and TmaV,
+  // each issued by one CTA of the pair with a CTA mask.
+  using TmaKMulticast = decltype(cute::make_tma_copy(
+      cute::SM90_TMA_LOAD_MULTICAST{},
+      cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{}, GmemStride{}),
+      cute::take<0, 2>(SmemLayoutK{}), cute::_1{}));
+  using TmaVMulticast = decltype(cute::make_tma_copy(
+      cute::SM90_TMA_LOAD_MULTICAST{},
+      cute::make_tensor(cute::make_gmem_ptr(static_cast<const Element*>(nullptr)), GmemShape{},
+                        GmemStrideVt{}),
+      cute::take<0, 2>(SmemLayoutVt{}), cute::_1{}));
+  /// Cluster pairs (the *_paired regimes): the two CTAs of a cluster compute two query heads of one kv
+  /// head (the same query tile of the same batch entry) or two neighbouring query tiles of one head under a
+  /// full mask (FwdParamsSm90::pairs), so they walk the same key tiles in the same order, and each K / V
+  /// tile is loaded once, by one of them, into both CTAs' stages (half the K / V traffic from L2: bounded at
+  /// +1.4-4% at D = 128 by an experiment that skipped half the loads, docs/PERF.md, session 45).
+  static constexpr bool kKvMulticast = kTile.kv_multicast;
+  static constexpr int kClusterSize = kKvMulticast ? 2 : 1;
+  static_assert(!kKvMulticast || (!kPackGqa && !kStageOInRings),
+                "cluster pairs: neither GQA packing nor O staged in the K / V stages");
   // O leaves by TMA store, a warpgroup's 64 rows at a time; rows past the tensor's extent are not written.
   using TmaO = decltype(cute::make_tma_copy(
       cute::SM90_TMA_STORE{},

@@ -25,6 +25,7 @@
 #include <cstdint>
 
 #include <cutlass/arch/barrier.h>
+#include <cute/arch/cluster_sm90.hpp>
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
@@ -167,7 +168,10 @@ struct FwdMainloopSm90 {
   /// ring once `wait_q_free()` says that buffer is free (always, so that every tile completes one phase of
   /// its q_full), then K of tile n before V of tile n + 1 (the order the consumers read them in). The first
   /// K goes out before the wait: its stage was freed long before, and the consumers' first Q·Kᵀ needs both.
-  /// Called by one thread.
+  /// Called by one thread. In a cluster pair sharing its K / V loads (Layouts::kKvMulticast) each CTA expects
+  /// every stage's bytes on its own barrier and issues the K and V loads of every other key tile (tile n by
+  /// the CTA of rank n % 2; both walk the same key tiles, into the same stages), multicast into both CTAs'
+  /// stages.
   template <class WaitQFree>
   __device__ static void load(const Params& params, typename Layouts::SharedStorage& smem,
                               PipelineK& pipeline_k, PipelineV& pipeline_v, StateK& write_k, StateV& write_v,
@@ -195,16 +199,28 @@ struct FwdMainloopSm90 {
         tma_partition(params.tma_k, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sK), group_modes<0, 2>(gK));
     const auto tV =
         tma_partition(params.tma_v, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sVt), group_modes<0, 2>(gVt));
+    // In a pair, key tile n's K and V are loaded by the CTA of rank n % 2, into both CTAs.
+    const std::uint16_t both_ctas = 0b11;
     auto load_k = [&](int n, StateK& state) {
       pipeline_k.producer_acquire(state);
-      copy(params.tma_k.with(*pipeline_k.producer_get_barrier(state)), get<0>(tK)(_, n),
-           get<1>(tK)(_, state.index()));
+      if constexpr (!Layouts::kKvMulticast) {
+        copy(params.tma_k.with(*pipeline_k.producer_get_barrier(state)), get<0>(tK)(_, n),
+             get<1>(tK)(_, state.index()));
+      } else if (issues_pair_load(n)) {
+        copy(params.tma_k_mc.with(*pipeline_k.producer_get_barrier(state), both_ctas), get<0>(tK)(_, n),
+             get<1>(tK)(_, state.index()));
+      }
       ++state;
     };
     auto load_v = [&](int n, StateV& state) {
       pipeline_v.producer_acquire(state);
-      copy(params.tma_v.with(*pipeline_v.producer_get_barrier(state)), get<0>(tV)(_, n),
-           get<1>(tV)(_, state.index()));
+      if constexpr (!Layouts::kKvMulticast) {
+        copy(params.tma_v.with(*pipeline_v.producer_get_barrier(state)), get<0>(tV)(_, n),
+             get<1>(tV)(_, state.index()));
+      } else if (issues_pair_load(n)) {
+        copy(params.tma_v_mc.with(*pipeline_v.producer_get_barrier(state), both_ctas), get<0>(tV)(_, n),
+             get<1>(tV)(_, state.index()));
+      }
       ++state;
     };
 
@@ -334,12 +350,13 @@ struct FwdMainloopSm90 {
     // The K stage of tile n is read no more once S_n landed; the block's last one (n_begin) may be held for
     // the epilogue.
     auto release_k = [&](int n) {
-      if (!Layouts::kStageOInRings || n != work.n_begin) pipeline_k.consumer_release(read_k);
+      if (!Layouts::kStageOInRings || n != work.n_begin)
+        release_stage(pipeline_k, smem.barriers.pipeline_k, read_k);
       ++read_k;
     };
     // The V stage of the block's last P·V, once it completed.
     auto release_last_v = [&] {
-      if constexpr (!Layouts::kStageOInRings) pipeline_v.consumer_release(read_v);
+      if constexpr (!Layouts::kStageOInRings) release_stage(pipeline_v, smem.barriers.pipeline_v, read_v);
       ++read_v;
     };
     // S of key tile n (in the stage `read_k` points at), masked, with nothing to overlap it with.
@@ -380,7 +397,7 @@ struct FwdMainloopSm90 {
         if (n == work.n_begin) {
           release_last_v();
         } else {
-          pipeline_v.consumer_release(read_v);
+          release_stage(pipeline_v, smem.barriers.pipeline_v, read_v);
           ++read_v;
         }
       }
@@ -412,7 +429,7 @@ struct FwdMainloopSm90 {
       mask(n);
       rescale = softmax.fold(scores);
       gmma_wait<0>(tOrO, tOrP);  // P·V done: rP and the V stage are free
-      pipeline_v.consumer_release(read_v);
+      release_stage(pipeline_v, smem.barriers.pipeline_v, read_v);
       ++read_v;
       convert_fragment_into(tSrS, rP);
     }
@@ -428,7 +445,41 @@ struct FwdMainloopSm90 {
     release_last_v();
   }
 
+  /// Consumers: hands the stage `state` points at of a K or V ring (`pipeline`, its barriers `ring`) back
+  /// to the producer, or in a cluster pair (Layouts::kKvMulticast) to both producers: one thread of each
+  /// warpgroup arrives on each CTA's empty barrier (the first lanes of its first and second warps), once
+  /// the warpgroup's wgmmas that read the stage completed, as the kernel initialised the barriers; one
+  /// predicated arrive, computed here (PipelineTmaAsync::consumer_release keeps the target from
+  /// construction, and held through the main loop it spilled).
+  template <class Pipeline, class RingStorage, class State>
+  __device__ static void release_stage(Pipeline& pipeline, RingStorage& ring, const State& state) {
+    if constexpr (!Layouts::kKvMulticast) {
+      pipeline.consumer_release(state);
+    } else {
+      const int thread = threadIdx.x % 128;
+      ring.empty_barrier_[state.index()].arrive(static_cast<std::uint32_t>(thread / 32),
+                                                static_cast<std::uint32_t>(thread % 32 == 0 && thread < 64));
+    }
+  }
+
+  /// Consumers, one thread, once the CTA consumed its last stage: waits until the last use of every stage of
+  /// a K or V ring (barriers `ring`; `state` the consumers' read state past that use) has been released by
+  /// every consumer warpgroup the empty barriers count (a pair's: both CTAs'). A stage never used passes at
+  /// once (its barrier's phase before the first counts as complete).
+  template <class RingStorage, class State>
+  __device__ static void wait_last_releases(RingStorage& ring, State state) {
+    for (int i = 0; i < State::Stages; ++i) {
+      ring.empty_barrier_[state.index()].wait(state.phase() ^ 1);  // the producer's phase of this use
+      ++state;
+    }
+  }
+
  private:
+  /// Producer of a cluster pair: whether this CTA issues the loads of key tile n (into both CTAs).
+  __device__ static bool issues_pair_load(int n) {
+    return (n & 1) == static_cast<int>(cute::block_rank_in_cluster());
+  }
+
   /// Masks (and, with score mods, transforms into the log2 domain) the scores of key tile n.
   template <class Scores, class Coords>
   __device__ static void mask_tile(const Params& params, Scores& scores, const Coords& tScS_rc,

@@ -32,6 +32,9 @@ struct FwdParamsSm90 {
   /// heads / heads_kv, the query heads of a kv head. GQA packing (Layouts::kPackGqa) maps packed row r to
   /// token r / group and query head group * head_kv + r % group.
   core::FastDivisor by_group;
+  typename Layouts::TmaKMulticast tma_k_mc;  ///< tma_k's boxes, multicast (Layouts::kKvMulticast)
+  typename Layouts::TmaVMulticast tma_v_mc;  ///< tma_v's boxes, multicast (Layouts::kKvMulticast)
+  FwdPairs pairs;                            ///< What a cluster pair's CTAs split (Layouts::kKvMulticast)
 };
 
 /// GQA packing: where packed row `row` of a sequence (token row / group of the group's query head row %
@@ -56,12 +59,14 @@ inline cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t> gmem_
 
 }  // namespace detail
 
-/// Host: the device parameters of `params` (validated; at least one query tile) on a device of
-/// `multiprocessors` SMs. `args` gives the row extents of varlen tensors (total_q, total_k).
+/// Host: the device parameters of `params` (validated; at least one query tile; with cluster pairs,
+/// Layouts::kKvMulticast, `pairs` holding for it: core::pairs_query_heads_sm90 or pairs_query_tiles_sm90)
+/// for `units` CTAs or cluster pairs running at once. `args` gives the row extents of varlen tensors
+/// (total_q, total_k).
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const ForwardParams& params,
                                                                           const AttentionArgs& args,
-                                                                          int multiprocessors) {
+                                                                          int units, FwdPairs pairs) {
   using namespace cute;
   using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   const bool varlen = params.is_varlen();
@@ -92,18 +97,23 @@ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const 
       make_gmem_ptr(static_cast<Element*>(params.out)), shape_o,
       make_stride(params.out_strides.row, _1{}, params.out_strides.head, batch_stride(params.out_strides)));
   const FwdKernelParams base = make_fwd_kernel_params(params, Layouts::kBlockM);
-  return {base,
-          make_tma_copy(SM90_TMA_LOAD{}, q_tensor, typename Layouts::SmemLayoutQWarpGroup{}),
-          make_tma_copy(SM90_TMA_LOAD{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{})),
-          make_tma_copy(SM90_TMA_LOAD{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{})),
-          make_tma_copy(SM90_TMA_STORE{}, out_tensor, typename Layouts::SmemLayoutOWarpGroup{}),
-          shape_q,
-          shape_k,
-          shape_vt,
-          shape_o,
-          PersistentTileScheduler::order(fwd_scheduled_params(base, Layouts::kPackGqa, Layouts::kBlockM),
-                                         multiprocessors),
-          core::FastDivisor(params.heads / params.heads_kv)};
+  return {
+      base,
+      make_tma_copy(SM90_TMA_LOAD{}, q_tensor, typename Layouts::SmemLayoutQWarpGroup{}),
+      make_tma_copy(SM90_TMA_LOAD{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{})),
+      make_tma_copy(SM90_TMA_LOAD{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{})),
+      make_tma_copy(SM90_TMA_STORE{}, out_tensor, typename Layouts::SmemLayoutOWarpGroup{}),
+      shape_q,
+      shape_k,
+      shape_vt,
+      shape_o,
+      PersistentTileScheduler::order(
+          fwd_scheduled_params(base, Layouts::kPackGqa, Layouts::kBlockM, Layouts::kClusterSize, pairs),
+          units),
+      core::FastDivisor(params.heads / params.heads_kv),
+      make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{}), _1{}),
+      make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{}), _1{}),
+      pairs};
 }
 
 }  // namespace flashattn::cuda::sm90

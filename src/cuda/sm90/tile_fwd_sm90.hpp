@@ -51,6 +51,9 @@ struct FwdTileSm90 {
   /// tile, where a third warpgroup's GEMMs already cover each softmax, 1/16 cost 1.1-2.6%. So only the
   /// two-warpgroup D = 64 tile takes it, at 1/16 (kExp2OnFmaPeriodD64).
   int exp2_on_fma_period = 0;
+  /// Cluster pairs (FwdTileRegime::*_paired): the tile's kernel runs as clusters of two CTAs that compute
+  /// two query heads of one kv head and load each K / V tile once, by TMA multicast into both CTAs' stages.
+  bool kv_multicast = false;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -230,9 +233,9 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
   }
 }
 
-/// The tile of (`head_dim`, `head_dim_v`, `regime`) with the ablation build's choice turned off. The
-/// ablations act on D = Dv tiles without GQA packing only.
-constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, int head_dim_v, FwdTileRegime regime) {
+/// The tile of (`head_dim`, `head_dim_v`, `regime`, unpaired) with the ablation build's choice turned off.
+/// The ablations act on D = Dv tiles without GQA packing only.
+constexpr FwdTileSm90 fwd_tile_sm90_ablated(int head_dim, int head_dim_v, FwdTileRegime regime) {
   FwdTileSm90 tile = fwd_tile_sm90_design(head_dim, head_dim_v, regime);
   if (tile.block_m == 0 || head_dim_v != head_dim || tile.pack_gqa) return tile;
   switch (kFwdAblationSm90) {
@@ -293,6 +296,39 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, int head_dim_v, FwdTileRegime 
     default:
       break;
   }
+  return tile;
+}
+
+/// The unpaired regime whose tile a paired one runs (itself for the others).
+constexpr FwdTileRegime fwd_unpaired_regime(FwdTileRegime regime) {
+  switch (regime) {
+    case FwdTileRegime::long_keys_paired:
+      return FwdTileRegime::long_keys;
+    case FwdTileRegime::short_keys_paired:
+      return FwdTileRegime::short_keys;
+    default:
+      return regime;
+  }
+}
+
+/// The paired regime of `regime` (long_keys or short_keys).
+constexpr FwdTileRegime fwd_paired_regime(FwdTileRegime regime) {
+  return regime == FwdTileRegime::short_keys ? FwdTileRegime::short_keys_paired
+                                             : FwdTileRegime::long_keys_paired;
+}
+
+/// The tile of (`head_dim`, `head_dim_v`, `regime`) as fwd_tile_sm90_ablated gives it, for a paired regime
+/// its unpaired tile run by cluster pairs: built at D = 128 only (the head dim of today's GQA models; each
+/// paired regime is one more kernel to compile), and not for tiles that stage O in their K / V stages (a
+/// held stage would block the pair's next load into it until the next tile's start) or pack GQA heads
+/// (whose tiles already hold every query head of a kv head). Measured in session 45 (docs/PERF.md).
+constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, int head_dim_v, FwdTileRegime regime) {
+  if (fwd_unpaired_regime(regime) == regime) return fwd_tile_sm90_ablated(head_dim, head_dim_v, regime);
+  FwdTileSm90 tile = fwd_tile_sm90_ablated(head_dim, head_dim_v, fwd_unpaired_regime(regime));
+  if (head_dim != 128 || head_dim_v != 128 || tile.block_m == 0 || tile.o_in_rings || tile.pack_gqa) {
+    return {0, 0, 0, 0, 0};
+  }
+  tile.kv_multicast = true;
   return tile;
 }
 

@@ -39,11 +39,27 @@
 
 namespace flashattn::cuda::sm90 {
 
+/// What the two CTAs of a cluster pair of the Hopper forward (the *_paired regimes) split: two query heads
+/// of one kv head (core::pairs_query_heads_sm90), or two neighbouring query tiles of one head
+/// (core::pairs_query_tiles_sm90); either way both CTAs walk the same key tiles.
+enum class FwdPairs : int { query_heads, query_tiles };
+
 /// Host: the constants the scheduler orders the tiles of `base` by. With GQA packing a head's tiles are
 /// those of a kv head, whose query rows are the packed rows of its query heads: heads_kv heads of
-/// ceil(max_seqlen_q * group / block_m) tiles (the caller checks that the packed rows fit an int).
-inline FwdKernelParams fwd_scheduled_params(const FwdKernelParams& base, bool pack_gqa, int block_m) {
-  if (!pack_gqa) return base;
+/// ceil(max_seqlen_q * group / block_m) tiles (the caller checks that the packed rows fit an int). With
+/// clusters of `cluster_size` CTAs (2: a pair), a tile of the order is a pair's, `pairs` says of which
+/// two query heads or query tiles; the cluster's CTAs split it.
+inline FwdKernelParams fwd_scheduled_params(const FwdKernelParams& base, bool pack_gqa, int block_m,
+                                            int cluster_size = 1, FwdPairs pairs = FwdPairs::query_heads) {
+  if (!pack_gqa) {
+    FwdKernelParams paired = base;
+    if (pairs == FwdPairs::query_tiles) {
+      paired.num_m_blocks = base.num_m_blocks / cluster_size;
+    } else {
+      paired.problem.heads = base.problem.heads / cluster_size;
+    }
+    return paired;
+  }
   FwdKernelParams packed = base;
   const std::int64_t group = base.problem.heads / base.problem.heads_kv;
   packed.problem.heads = base.problem.heads_kv;
