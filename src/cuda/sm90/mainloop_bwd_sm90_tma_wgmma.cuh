@@ -308,16 +308,35 @@ struct BwdMainloopSm90 {
       auto [tdOgdO, tdOsdO] = tma_partition(params.tma_do, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdO),
                                             group_modes<0, 2>(query_tiles(params.tma_do, head)));
       State& write = state.write;
+      // EXPERIMENT (not for keeping; results wrong): every odd step's Q and dO are not loaded once the
+      // ring has been filled (the stage keeps an earlier step's data; the barrier's bytes are completed by
+      // hand), halving the L2 -> SM traffic of Q and dO: the bound of what a 2-CTA multicast could gain.
+      const bool skip = s >= Layouts::kStages && (s & 1) != 0;
       pipeline.producer_acquire(write);  // also expects the stage's kTmaBytesPerStage bytes
-      copy(params.tma_q.with(*pipeline.producer_get_barrier(write)), tQgQ(_, m_block),
-           tQsQ(_, write.index()));
+      if (!skip) {
+        copy(params.tma_q.with(*pipeline.producer_get_barrier(write)), tQgQ(_, m_block),
+             tQsQ(_, write.index()));
+      } else {
+        cutlass::arch::ClusterTransactionBarrier::complete_transaction(pipeline.producer_get_barrier(write), 0,
+                                                                       Layouts::kTmaBytesQ);
+      }
       if constexpr (std::is_same_v<PipelinedO, NoPipeline>) {
-        copy(params.tma_do.with(*pipeline.producer_get_barrier(write)), tdOgdO(_, m_block),
-             tdOsdO(_, write.index()));
+        if (!skip) {
+          copy(params.tma_do.with(*pipeline.producer_get_barrier(write)), tdOgdO(_, m_block),
+               tdOsdO(_, write.index()));
+        } else {
+          cutlass::arch::ClusterTransactionBarrier::complete_transaction(pipeline.producer_get_barrier(write),
+                                                                         0, Layouts::kTmaBytesQ);
+        }
       } else {
         pipeline_do.producer_acquire(state.write_do);
-        copy(params.tma_do.with(*pipeline_do.producer_get_barrier(state.write_do)), tdOgdO(_, m_block),
-             tdOsdO(_, state.write_do.index()));
+        if (!skip) {
+          copy(params.tma_do.with(*pipeline_do.producer_get_barrier(state.write_do)), tdOgdO(_, m_block),
+               tdOsdO(_, state.write_do.index()));
+        } else {
+          cutlass::arch::ClusterTransactionBarrier::complete_transaction(
+              pipeline_do.producer_get_barrier(state.write_do), 0, Layouts::kTmaBytesQ);
+        }
         ++state.write_do;
       }
       ++write;
