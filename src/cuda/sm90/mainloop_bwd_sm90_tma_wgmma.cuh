@@ -393,7 +393,9 @@ struct BwdMainloopSm90 {
                                     make_coord(m_block, w * Layouts::kDqWarpGroupBlockStride + slice));
             auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{},
                                                   group_modes<0, 2>(sdQ), group_modes<0, 2>(gdQ));
-            copy(params.tma_dq, tdQsdQ, tdQgdQ);
+            // EXPERIMENT (not for keeping; results wrong): every odd step's dQ is not added, halving the
+            // dQ reduce-add traffic: the bound of what summing a 2-CTA pair's dQ before one add could gain.
+            if ((s & 1) == 0) copy(params.tma_dq, tdQsdQ, tdQgdQ);
             tma_store_arrive();
             // dq_own_keys: both blocks add into the same columns, so in deterministic runs block 0's
             // addition completes before block 1's is issued (a fixed order of the two roundings).
