@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 46, call 3 (any 132-SM GPU, ~420 s): what the backward's L2 traffic costs it at D 128, as session
 # 45's call 3 measured the forward's K / V loads. Two experiments (results wrong, same instructions), against
-# main (c47fd5c-like base: the tree of 57e5328's parent): A = 57e5328, every odd step's Q and dO not loaded
+# main with session 46's pairs (57e5328's parent): A = 57e5328, every odd step's Q and dO not loaded
 # once the ring is full (the stage barrier's bytes completed by hand), halving their L2 -> SM traffic;
 # c1 = 82195f1, that and every odd step's dQ reduce-add skipped. They bound what a 2-CTA cluster pair of
 # neighbouring key blocks could gain by multicasting Q / dO (A) and by summing the pair's dQ in shared memory
