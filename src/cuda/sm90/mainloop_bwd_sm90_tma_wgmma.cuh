@@ -308,35 +308,16 @@ struct BwdMainloopSm90 {
       auto [tdOgdO, tdOsdO] = tma_partition(params.tma_do, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdO),
                                             group_modes<0, 2>(query_tiles(params.tma_do, head)));
       State& write = state.write;
-      // EXPERIMENT (not for keeping; results wrong): every odd step's Q and dO are not loaded once the
-      // ring has been filled (the stage keeps an earlier step's data; the barrier's bytes are completed by
-      // hand), halving the L2 -> SM traffic of Q and dO: the bound of what a 2-CTA multicast could gain.
-      const bool skip = s >= Layouts::kStages && (s & 1) != 0;
       pipeline.producer_acquire(write);  // also expects the stage's kTmaBytesPerStage bytes
-      if (!skip) {
-        copy(params.tma_q.with(*pipeline.producer_get_barrier(write)), tQgQ(_, m_block),
-             tQsQ(_, write.index()));
-      } else {
-        cutlass::arch::ClusterTransactionBarrier::complete_transaction(pipeline.producer_get_barrier(write), 0,
-                                                                       Layouts::kTmaBytesQ);
-      }
+      copy(params.tma_q.with(*pipeline.producer_get_barrier(write)), tQgQ(_, m_block),
+           tQsQ(_, write.index()));
       if constexpr (std::is_same_v<PipelinedO, NoPipeline>) {
-        if (!skip) {
-          copy(params.tma_do.with(*pipeline.producer_get_barrier(write)), tdOgdO(_, m_block),
-               tdOsdO(_, write.index()));
-        } else {
-          cutlass::arch::ClusterTransactionBarrier::complete_transaction(pipeline.producer_get_barrier(write),
-                                                                         0, Layouts::kTmaBytesQ);
-        }
+        copy(params.tma_do.with(*pipeline.producer_get_barrier(write)), tdOgdO(_, m_block),
+             tdOsdO(_, write.index()));
       } else {
         pipeline_do.producer_acquire(state.write_do);
-        if (!skip) {
-          copy(params.tma_do.with(*pipeline_do.producer_get_barrier(state.write_do)), tdOgdO(_, m_block),
-               tdOsdO(_, state.write_do.index()));
-        } else {
-          cutlass::arch::ClusterTransactionBarrier::complete_transaction(
-              pipeline_do.producer_get_barrier(state.write_do), 0, Layouts::kTmaBytesQ);
-        }
+        copy(params.tma_do.with(*pipeline_do.producer_get_barrier(state.write_do)), tdOgdO(_, m_block),
+             tdOsdO(_, state.write_do.index()));
         ++state.write_do;
       }
       ++write;
@@ -393,9 +374,7 @@ struct BwdMainloopSm90 {
                                     make_coord(m_block, w * Layouts::kDqWarpGroupBlockStride + slice));
             auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{},
                                                   group_modes<0, 2>(sdQ), group_modes<0, 2>(gdQ));
-            // EXPERIMENT (not for keeping; results wrong): every odd step's dQ is not added, halving the
-            // dQ reduce-add traffic: the bound of what summing a 2-CTA pair's dQ before one add could gain.
-            if ((s & 1) == 0) copy(params.tma_dq, tdQsdQ, tdQgdQ);
+            copy(params.tma_dq, tdQsdQ, tdQgdQ);
             tma_store_arrive();
             // dq_own_keys: both blocks add into the same columns, so in deterministic runs block 0's
             // addition completes before block 1's is issued (a fixed order of the two roundings).
