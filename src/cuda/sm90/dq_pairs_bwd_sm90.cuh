@@ -49,6 +49,26 @@ struct BwdPairedStorageSm90 {
   cutlass::arch::ClusterBarrier sent_dq_consumed;
 };
 
+/// A pair's Q / dO pipeline as its consumers use it: PipelineTmaAsync's wait, and each stage released at
+/// this CTA's own empty barrier, every consumer thread arriving (the count the pipeline of one CTA inits).
+/// The pipeline's own release arrives at its target CTA, cluster rank 0 for a pipeline of one CTA, which in
+/// a pair is not always this CTA. (A pipeline of the pair's cluster shape instead couples both CTAs' stages
+/// and keeps its per-thread targets live through the step loop, where ptxas spilled them.)
+template <class Pipeline>
+class BwdPairQdoPipeline {
+ public:
+  __device__ BwdPairQdoPipeline(Pipeline& pipeline, typename Pipeline::SharedStorage& storage)
+      : pipeline_(pipeline), storage_(storage) {}
+  __device__ void consumer_wait(typename Pipeline::PipelineState state) { pipeline_.consumer_wait(state); }
+  __device__ void consumer_release(typename Pipeline::PipelineState state) {
+    storage_.empty_barrier_[state.index()].arrive();
+  }
+
+ private:
+  Pipeline& pipeline_;
+  typename Pipeline::SharedStorage& storage_;
+};
+
 template <class Element, int kHeadDim>
 struct BwdDqPairsSm90 {
   using Mainloop = BwdMainloopSm90<Element, kHeadDim>;

@@ -177,7 +177,12 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     Tensor acc_dv = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
     clear(acc_dk);
     clear(acc_dv);
-    Mainloop::consume(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv, state);
+    if constexpr (kPaired) {
+      BwdPairQdoPipeline<Pipeline> pair_pipeline(pipeline, smem.pipeline_qdo);
+      Mainloop::consume(params, smem, pair_pipeline, pipeline_do, work, thread, acc_dk, acc_dv, state);
+    } else {
+      Mainloop::consume(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv, state);
+    }
     // This thread's accesses to the K / V buffers are done (its warpgroup's wgmmas have completed), and
     // ordered before the next tile's TMA writes there (async proxy): right away where the epilogue stages
     // in the dS buffer, so the next K and V load under it, else once the epilogue has read its staging.

@@ -419,9 +419,10 @@ struct BwdMainloopSm90 {
 
   /// Consumers: accumulates dK and dV (fp32 fragments of TiledMmadKV over (BLOCK_N, HEAD_DIM)) over the
   /// work's steps and adds dQ into the workspace. `thread` is the index among the consumer threads.
-  template <class AccDK, class AccDV>
+  /// `pipeline` is the Q / dO pipeline, or what stands for it in a key-block pair (BwdPairQdoPipeline).
+  template <class QdoPipeline, class AccDK, class AccDV>
   __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
-                                 Pipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
+                                 QdoPipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
                                  AccDK& acc_dk, AccDV& acc_dv, ConsumeState& state) {
     const int kv_phase = state.kv_phase;
     state.kv_phase ^= 1;
@@ -443,9 +444,9 @@ struct BwdMainloopSm90 {
 
  private:
   /// consume() with the keys split: this warpgroup's 64 keys x HEAD_DIM of dK and dV.
-  template <class AccDK, class AccDV>
+  template <class QdoPipeline, class AccDK, class AccDV>
   __device__ static void consume_keys(const Params& params, typename Layouts::SharedStorage& smem,
-                                      Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
+                                      QdoPipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
                                       AccDV& acc_dv, State& read, int kv_phase) {
     using namespace cute;
     const BwdKernelParams& base = params.base;
