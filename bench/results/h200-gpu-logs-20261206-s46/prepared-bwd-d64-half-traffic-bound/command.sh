@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Session 46, call 4 (any 132-SM GPU, ~300 s): call 3's two experiments at D 64 (the same tarballs), to see
+# Prepared in session 46 (its start failed, not run; any 132-SM GPU, ~300 s): call 3's two experiments at D 64 (the same tarballs), to see
 # whether a backward cluster pair would reach the D 64 full cells too (1.005-1.031x cuDNN on the H200; the
 # target 1.05x). A = 57e5328 (every odd step's Q and dO not loaded once the ring is full), c1 = 82195f1 (that
 # and every odd step's dQ reduce-add skipped), against main with session 46's pairs (57e5328's parent).
 # Results wrong by design, no tests. Predicted: like D 128 (call 3: full 1.008 / 1.029, causal 1.009 /
 # 1.025), the D 64 tile moving the same bytes per FLOP (BLOCK_N 128).
 # Prepare on main: as call 3 (.ab/base, e1, e2 tarballs, .ab/e1.commit); run as scripts/device-in-tree e1
-#   "$PWD/bench/results/h200-gpu-logs-20261206-s46/call4-bwd-d64-half-traffic-bound/command.sh" 330
+#   "$PWD/bench/results/h200-gpu-logs-20261206-s46/prepared-bwd-d64-half-traffic-bound/command.sh" 330
 set -uo pipefail
 source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
