@@ -321,7 +321,7 @@ constexpr FwdTileRegime fwd_paired_regime(FwdTileRegime regime) {
 /// its unpaired tile run by cluster pairs: built at D = 128 only (the head dim of today's GQA models; each
 /// paired regime is one more kernel to compile), and not for tiles that stage O in their K / V stages (a
 /// held stage would block the pair's next load into it until the next tile's start) or pack GQA heads
-/// (whose tiles already hold every query head of a kv head). Measured in session 45 (docs/PERF.md).
+/// (whose tiles already hold every query head of a kv head). Measured in sessions 45-46 (docs/PERF.md).
 constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, int head_dim_v, FwdTileRegime regime) {
   if (fwd_unpaired_regime(regime) == regime) return fwd_tile_sm90_ablated(head_dim, head_dim_v, regime);
   FwdTileSm90 tile = fwd_tile_sm90_ablated(head_dim, head_dim_v, fwd_unpaired_regime(regime));
