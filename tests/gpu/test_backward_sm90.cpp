@@ -163,13 +163,14 @@ TEST(CudaBackwardSm90, RunInfoNamesTheHopperKernel) {
   }
 }
 
-// Calls at D = 128 with no mask that bounds a key's rows, not varlen and an even count of key blocks run
-// their key blocks in cluster pairs that sum each step's dQ in shared memory before one reduce-add
+// Calls at D = 128 without a bounded left window, not varlen and with an even count of key blocks run their
+// key blocks in cluster pairs that sum each joint step's dQ in shared memory before one reduce-add
 // (cuda/sm90/dq_pairs_bwd_sm90.cuh, core::bwd_pairs_key_blocks_sm90): RunInfo says cluster_size 2 wherever
 // a pair fits every two SMs (H100 / H200 SXM: 132 SMs, 66 pairs). Checked against the oracle: two key
 // blocks, GQA with keys that are not whole blocks on strided views with softcap and ALiBi, more pairs than
-// resident clusters (the static order's later rounds), few query rows with large logits. A causal mask, a
-// window, varlen, an odd count of key blocks and deterministic runs stay unpaired.
+// resident clusters (the static order's later rounds), few query rows with large logits, and causal masks
+// (rank 0's solo steps before the joint ones: Sq = Sk, Sq < Sk and Sq > Sk, GQA, a bounded right window
+// alone). A bounded left window, varlen, an odd count of key blocks and deterministic runs stay unpaired.
 TEST(CudaBackwardSm90, KeyBlockPairsSumTheirDq) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   if (std::find(caps.head_dims.begin(), caps.head_dims.end(), 128) == caps.head_dims.end()) {
@@ -187,8 +188,16 @@ TEST(CudaBackwardSm90, KeyBlockPairsSumTheirDq) {
   Case large_logits = make_dense_case(dtype, 128, 2, 2, 2, 5, 256, next_seed());
   large_logits.input_scale = 5.0f;
   Case odd_blocks = make_dense_case(dtype, 128, 2, 4, 4, 200, 300, next_seed());
-  Case causal = two_blocks;
+  Case causal = make_dense_case(dtype, 128, 2, 4, 4, 512, 512, next_seed());
   causal.causal = true;
+  Case causal_more_keys = make_dense_case(dtype, 128, 2, 4, 4, 200, 1000, next_seed());
+  causal_more_keys.causal = true;
+  Case causal_more_queries = make_dense_case(dtype, 128, 2, 4, 4, 700, 500, next_seed());
+  causal_more_queries.causal = true;
+  Case causal_gqa = make_dense_case(dtype, 128, 1, 16, 4, 1023, 1024, next_seed());  // 32 pairs
+  causal_gqa.causal = true;
+  Case right_window = gqa;
+  right_window.window_right = 100;
   Case window = gqa;
   window.window_left = 200;
   window.window_right = 200;
@@ -203,8 +212,12 @@ TEST(CudaBackwardSm90, KeyBlockPairsSumTheirDq) {
                                                  {gqa, true},
                                                  {many_pairs, true},
                                                  {large_logits, true},
+                                                 {causal, true},
+                                                 {causal_more_keys, true},
+                                                 {causal_more_queries, true},
+                                                 {causal_gqa, true},
+                                                 {right_window, true},
                                                  {odd_blocks, false},
-                                                 {causal, false},
                                                  {window, false},
                                                  {varlen, false}}) {
     const CaseResult result = run_case(e.c, Op::backward, kHopper);

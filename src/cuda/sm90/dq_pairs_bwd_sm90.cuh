@@ -1,10 +1,13 @@
 // flashattn — the Hopper backward's key-block pairs: the CTAs of key blocks 2p and 2p + 1 of one (batch, kv
 // head) run as a cluster of two (rank r: key block 2p + r) and walk the same query blocks in step
-// (core::bwd_pairs_key_blocks_sm90: no mask that bounds a key's rows, not varlen, an even count of key
-// blocks). Each step both have a dQ contribution to the same query rows; instead of two TMA reduce-adds into
-// the fp32 accumulator, the pair sums them in shared memory and adds once, halving the dQ traffic to L2
-// (an experiment that skipped every other step's reduce-add bounded the gain at +2-4% at D 128 full,
-// docs/PERF.md, session 46).
+// (core::bwd_pairs_key_blocks_sm90: no bounded left window, not varlen, an even count of key blocks). Key
+// block 2p + 1's walk is a tail of 2p's (under a causal mask its first rows come later; every walk ends at
+// the last row): its steps are the pair's joint steps, [m_joint_begin, m_end) of each query head, in the
+// same order in both CTAs, and rank 0 walks the blocks before them alone (solo steps, its own two
+// reduce-adds). On a joint step both have a dQ contribution to the same query rows; instead of two TMA
+// reduce-adds into the fp32 accumulator, the pair sums them in shared memory and adds once, halving the dQ
+// traffic to L2 (an experiment that skipped every other step's reduce-add bounded the gain at +2-5% at D 128
+// full, +4-12% in GQA-long's causal cells, docs/PERF.md, session 46).
 //
 // The consumers are unchanged: warpgroup w stages its dQ block w (its half of the head-dim columns) and
 // hands it to its CTA's dQ writer (kDqFull + w), which hands the buffer back (kDqEmpty + w). The writers
@@ -20,10 +23,10 @@
 //     issues the one TMA reduce-add of the sum.
 // Both writers visit the blocks in the same order (0, then 1), and a sender waits only on work its owner
 // does before anything that waits on the sender, so the pair cannot deadlock. Each barrier completes one
-// phase per step; the phases run on across a CTA's tiles (`exchanges`), and both CTAs of a pair walk the
-// same tiles (a static order over the pairs) with the same steps. Every remote access to a CTA's shared
-// memory (the peer's copy and its arrival) is one that the CTA's writer waits for before its last step
-// ends, so neither CTA exits while its peer may still reach it.
+// phase per joint step; the phases run on across a CTA's tiles (`exchanges`), and both CTAs of a pair walk
+// the same tiles (a static order over the pairs, PairOrder) with the same joint steps. Every remote access to
+// a CTA's shared memory (the peer's copy and its arrival) is one that the CTA's writer waits for before its
+// last step ends, so neither CTA exits while its peer may still reach it.
 #pragma once
 
 #include <cstdint>
@@ -86,6 +89,16 @@ struct BwdDqPairsSm90 {
           Layouts::kDqSlices == 1 && !Layouts::kDeferDqHandOver,
       "a pair's writers own one dQ block each: one block per warpgroup and step, handed over at once");
   static_assert(kBlockFloats % (4 * 32) == 0, "the sum: whole 16-byte vectors for every lane");
+  static_assert(!bwd_tile_sm90(kHeadDim).rotated_walk, "a pair's walks start at their first query block");
+
+  /// The pair tile cluster `cluster` of `clusters` takes in its round `round`: the pairs in their order (key
+  /// blocks slowest, so under a causal mask the longest walks first) dealt in snake rounds, even rounds left
+  /// to right and odd rounds right to left, so that a cluster that drew a long pair in one round draws a
+  /// short one in the next (a plain round robin gives cluster 0 the longest of every round). Equal pairs
+  /// (a full mask) take the same tiles either way.
+  __device__ static int pair_tile(int cluster, int clusters, int round) {
+    return round * clusters + ((round & 1) != 0 ? clusters - 1 - cluster : cluster);
+  }
 
   /// Thread 0, before the cluster barrier that publishes every barrier to both CTAs.
   __device__ static void init(Storage& pair) {
@@ -95,7 +108,7 @@ struct BwdDqPairsSm90 {
   }
 
   /// The dQ writer (every lane of warp Mainloop::kDqWriterWarp) of the pair's CTA of rank `rank` over the
-  /// steps of `work`; `exchanges` counts the steps of the CTA's earlier tiles (the barriers' phases).
+  /// steps of `work`; `exchanges` counts the joint steps of the CTA's earlier tiles (the barriers' phases).
   __device__ static void store_dq(const Params& params, Storage& pair, const Work& work, int rank,
                                   std::uint32_t& exchanges) {
     using namespace cute;
@@ -106,8 +119,35 @@ struct BwdDqPairsSm90 {
     const int peer = 1 - rank;
     const int token0 = static_cast<int>(ws.token(p, work.batch, 0));  // tokens < 2^31 (see params)
     StepCoord at = work.first_step();
-    for (int s = 0; s < steps; ++s, at = work.after(at), ++exchanges) {
-      const std::uint32_t parity = exchanges & 1;
+    for (int s = 0; s < steps; ++s, at = work.after(at)) {
+      // The TMA reduce-add of block w of this step, from `block`, by lane 0.
+      auto reduce_add = [&](const float* block, int w) {
+        Tensor mdQ = domain_offset(make_coord(token0, _0{}),
+                                   params.tma_dq.get_tma_tensor(params.shape_dq)(_, _, at.head));
+        Tensor sdQ = make_tensor(make_smem_ptr(block), typename Layouts::SmemLayoutdQWarpGroup{});
+        Tensor gdQ = local_tile(mdQ, Shape<Int<Layouts::kBlockM>, Int<Layouts::kDqCols>>{},
+                                make_coord(at.m_block, w * Layouts::kDqWarpGroupBlockStride));
+        auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdQ),
+                                              group_modes<0, 2>(gdQ));
+        copy(params.tma_dq, tdQsdQ, tdQgdQ);
+        tma_store_arrive();
+      };
+      if (at.m_block < work.m_joint_begin) {  // a solo step (rank 0 only): both blocks added from here
+        CUTE_UNROLL
+        for (int w = 0; w < Layouts::kConsumerWarpGroups; ++w) {
+          cutlass::arch::NamedBarrier::sync(Mainloop::kDqBarrierThreads,
+                                            static_cast<std::uint32_t>(BwdBarrier::kDqFull) + w);
+          if (lane == 0) {
+            reduce_add(pair.base.dq.data() + w * kBlockFloats, w);
+            tma_store_wait<0>();
+          }
+          __syncwarp();
+          cutlass::arch::NamedBarrier::arrive(Mainloop::kDqBarrierThreads,
+                                              static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + w);
+        }
+        continue;
+      }
+      const std::uint32_t parity = exchanges++ & 1;
       CUTE_UNROLL
       for (int w = 0; w < Layouts::kConsumerWarpGroups; ++w) {
         float* block = pair.base.dq.data() + w * kBlockFloats;
@@ -123,15 +163,7 @@ struct BwdDqPairsSm90 {
             // As a multicast pipeline's consumers release a stage to its remote producers: the warp's
             // reads of dq_peer have returned (their sums are stored) before the arrival.
             pair.sent_dq_consumed.arrive(static_cast<std::uint32_t>(peer));
-            Tensor mdQ = domain_offset(make_coord(token0, _0{}),
-                                       params.tma_dq.get_tma_tensor(params.shape_dq)(_, _, at.head));
-            Tensor sdQ = make_tensor(make_smem_ptr(block), typename Layouts::SmemLayoutdQWarpGroup{});
-            Tensor gdQ = local_tile(mdQ, Shape<Int<Layouts::kBlockM>, Int<Layouts::kDqCols>>{},
-                                    make_coord(at.m_block, w * Layouts::kDqWarpGroupBlockStride));
-            auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{},
-                                                  group_modes<0, 2>(sdQ), group_modes<0, 2>(gdQ));
-            copy(params.tma_dq, tdQsdQ, tdQgdQ);
-            tma_store_arrive();
+            reduce_add(block, w);
             tma_store_wait<0>();  // the block is read: the warpgroup may stage its next one
           }
         } else {

@@ -41,9 +41,8 @@ inline constexpr int kBwdConsumerRegisters = 240;
 
 /// Grid: up to one CTA per SM over params.tiles tiles (key block, kv head, batch), flattened (y and z would
 /// cap B and H at 65535) in the order of params.longest_first (BwdMainloopSm90::make_work). With kPaired,
-/// clusters of two CTAs over params.tiles pairs of key blocks (dq_pairs_bwd_sm90.cuh), cluster c taking
-/// pairs c, c + clusters, ...: a pair's tiles are equally long (no bounding mask), so a static order
-/// balances as well as the counter.
+/// clusters of two CTAs over params.tiles pairs of key blocks (dq_pairs_bwd_sm90.cuh) in a static order
+/// (BwdDqPairsSm90::pair_tile): the counter's tile would have to reach both CTAs.
 template <class Element, int kHeadDim, bool kPaired = false>
 __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1)
     bwd_sm90_kernel(const __grid_constant__ BwdParamsSm90<Element, kHeadDim> params) {
@@ -147,7 +146,8 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
             Mainloop::load(params, smem, pipeline, pipeline_do, work, with_work++, state);
           }
           if constexpr (kPaired) {
-            tile += static_cast<int>(cute::cluster_grid_dims().x);
+            tile = Pairs::pair_tile(static_cast<int>(cute::cluster_id_in_grid().x),
+                                    static_cast<int>(cute::cluster_grid_dims().x), count + 1);
           } else {
             tile = atomicAdd(params.base.workspace.tile_counter, 1) + static_cast<int>(gridDim.x);
           }

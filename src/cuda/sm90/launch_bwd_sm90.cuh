@@ -29,8 +29,9 @@ bool launch_bwd_sm90_pairs(const BwdKernelParams& kernel_params, const Attention
   using Layouts = BwdLayoutsSm90<Element, kHeadDim>;
   using Pairs = BwdDqPairsSm90<Element, kHeadDim>;
   const BackwardParams& p = kernel_params.problem;
-  if (!core::bwd_pairs_key_blocks_sm90(p.has_window(), p.is_varlen() || p.seqused_k != nullptr,
-                                       p.deterministic, p.max_seqlen_q, kernel_params.num_n_blocks)) {
+  if (!core::bwd_pairs_key_blocks_sm90(p.window_left < kUnboundedWindow,
+                                       p.is_varlen() || p.seqused_k != nullptr, p.deterministic,
+                                       p.max_seqlen_q, kernel_params.num_n_blocks)) {
     return false;
   }
   constexpr auto* kKernel = &bwd_sm90_kernel<Element, kHeadDim, true>;

@@ -138,6 +138,9 @@ struct BwdMainloopSm90 {
     int m_whole_begin;  ///< Query blocks [m_whole_begin, m_whole_end) need no mask
                         ///< (core::BwdWholeQueryBlocks).
     int m_whole_end;
+    /// Key-block pairs only (make_work<true>): the query blocks [m_joint_begin, m_end) walked by both CTAs of
+    /// the pair, key block 2p + 1's walk; key block 2p walks the blocks before them alone.
+    int m_joint_begin;
     std::int64_t q_row_offset;  ///< Row of the sequence's first token in the TMA views of q and dout.
     std::int64_t k_row_offset;  ///< Row of the sequence's first key in the TMA views of k and v.
     int tma_batch;              ///< Batch coordinate of the TMA views (0 for varlen).
@@ -195,6 +198,20 @@ struct BwdMainloopSm90 {
     const int blocks = work.m_end - work.m_begin;
     const bool rotate = params.rotated_walk && blocks > 0;
     work.m_first = rotate ? work.m_begin + work.n_block % blocks : work.m_begin;
+    if constexpr (kPaired) {
+      // Key block 2p + 1's rows are a tail of 2p's (core::bwd_pairs_key_blocks_sm90): rank 0 finds where.
+      work.m_joint_begin = work.m_begin;
+      if (rank == 0) {
+        const int peer_n0 = work.n0 + kBlockN;
+        const int peer_n1 = min(peer_n0 + kBlockN, work.seqlen_k);
+        work.m_joint_begin = work.m_end;
+        if (peer_n1 > peer_n0) {
+          const core::BwdQueryRows peer(work.seqlen_q, work.seqlen_k, p.window_left, p.window_right, peer_n0,
+                                        peer_n1);
+          if (peer.begin < peer.end) work.m_joint_begin = static_cast<int>(peer.begin / kBlockM);
+        }
+      }
+    }
     work.q_row_offset = p.q_start(work.batch);
     work.k_row_offset = p.k_start(work.batch);
     work.tma_batch = p.is_varlen() ? 0 : work.batch;
