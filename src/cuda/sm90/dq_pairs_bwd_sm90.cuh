@@ -1,0 +1,220 @@
+// flashattn — the Hopper backward's key-block pairs: the CTAs of key blocks 2p and 2p + 1 of one (batch, kv
+// head) run as a cluster of two (rank r: key block 2p + r) and walk the same query blocks in step
+// (core::bwd_pairs_key_blocks_sm90: no bounded left window, not varlen, an even count of key blocks). Key
+// block 2p + 1's walk is a tail of 2p's (under a causal mask its first rows come later; every walk ends at
+// the last row): its steps are the pair's joint steps, [m_joint_begin, m_end) of each query head, in the
+// same order in both CTAs, and rank 0 walks the blocks before them alone (solo steps, its own two
+// reduce-adds). On a joint step both have a dQ contribution to the same query rows; instead of two TMA
+// reduce-adds into the fp32 accumulator, the pair sums them in shared memory and adds once, halving the dQ
+// traffic to L2 (an experiment that skipped every other step's reduce-add bounded the gain at +2-5% at D 128
+// full, +4-12% in GQA-long's causal cells, docs/PERF.md, session 46).
+//
+// The consumers are unchanged: warpgroup w stages its dQ block w (its half of the head-dim columns) and
+// hands it to its CTA's dQ writer (kDqFull + w), which hands the buffer back (kDqEmpty + w). The writers
+// split the blocks: rank w owns block w. Per step and block w:
+//   - the other rank's writer (the sender) copies its staged block w into the owner's receive buffer
+//     (dq_peer) with one bulk copy across the cluster, which completes on the owner's peer_dq_full, then
+//     waits on its own sent_dq_consumed before handing its buffer back: the copy's source is read once the
+//     owner has seen it land, and the owner says so only after its sum has read dq_peer, so the sender's
+//     next copy cannot land in dq_peer before then;
+//   - the owner's writer arms peer_dq_full for the step's bytes, waits for its own warpgroup's block and the
+//     peer's, adds dq_peer into its staged block (all lanes, 16-byte shared loads: both CTAs use the same
+//     swizzled layout, so the sum is element by element), arrives on the sender's sent_dq_consumed, and
+//     issues the one TMA reduce-add of the sum.
+// Both writers visit the blocks in the same order (0, then 1), and a sender waits only on work its owner
+// does before anything that waits on the sender, so the pair cannot deadlock. Each barrier completes one
+// phase per joint step; the phases run on across a CTA's tiles (`exchanges`), and both CTAs of a pair walk
+// the same tiles (a static order over the pairs, PairOrder) with the same joint steps. Every remote access to
+// a CTA's shared memory (the peer's copy and its arrival) is one that the CTA's writer waits for before its
+// last step ends, so neither CTA exits while its peer may still reach it.
+#pragma once
+
+#include <cstdint>
+
+#include <cutlass/arch/barrier.h>
+#include <cute/arch/cluster_sm90.hpp>
+#include <cute/tensor.hpp>
+
+#include "cuda/sm90/mainloop_bwd_sm90_tma_wgmma.cuh"
+
+namespace flashattn::cuda::sm90 {
+
+/// One CTA's shared memory in a key-block pair: the kernel's own, the receive buffer of the dQ block its
+/// writer owns, and the pair's two barriers.
+template <class Layouts>
+struct BwdPairedStorageSm90 {
+  typename Layouts::SharedStorage base;
+  alignas(1024) cute::array_aligned<float, cute::cosize_v<typename Layouts::SmemLayoutdQWarpGroup>> dq_peer;
+  /// The peer's dQ block of the step landed in dq_peer (armed by this CTA's writer with the block's bytes).
+  cutlass::arch::ClusterTransactionBarrier peer_dq_full;
+  /// The peer has summed the block this CTA sent it (arrived by the peer's writer): its dq_peer is free, and
+  /// this CTA's staged block was read.
+  cutlass::arch::ClusterBarrier sent_dq_consumed;
+};
+
+/// A pair's Q / dO pipeline as its consumers use it: PipelineTmaAsync's wait, and each stage released at
+/// this CTA's own empty barrier, every consumer thread arriving (the count the pipeline of one CTA inits).
+/// The pipeline's own release arrives at its target CTA, cluster rank 0 for a pipeline of one CTA, which in
+/// a pair is not always this CTA. (A pipeline of the pair's cluster shape instead couples both CTAs' stages
+/// and keeps its per-thread targets live through the step loop, where ptxas spilled them.)
+template <class Pipeline>
+class BwdPairQdoPipeline {
+ public:
+  __device__ BwdPairQdoPipeline(Pipeline& pipeline, typename Pipeline::SharedStorage& storage)
+      : pipeline_(pipeline), storage_(storage) {}
+  __device__ void consumer_wait(typename Pipeline::PipelineState state) { pipeline_.consumer_wait(state); }
+  __device__ void consumer_release(typename Pipeline::PipelineState state) {
+    storage_.empty_barrier_[state.index()].arrive();
+  }
+
+ private:
+  Pipeline& pipeline_;
+  typename Pipeline::SharedStorage& storage_;
+};
+
+template <class Element, int kHeadDim>
+struct BwdDqPairsSm90 {
+  using Mainloop = BwdMainloopSm90<Element, kHeadDim>;
+  using Layouts = typename Mainloop::Layouts;
+  using Params = typename Mainloop::Params;
+  using Work = typename Mainloop::Work;
+  using StepCoord = typename Mainloop::StepCoord;
+  using Storage = BwdPairedStorageSm90<Layouts>;
+  static constexpr int kBlockFloats = cute::cosize_v<typename Layouts::SmemLayoutdQWarpGroup>;
+  static constexpr std::uint32_t kBlockBytes = kBlockFloats * sizeof(float);
+  static constexpr int kSmemBytes = static_cast<int>(sizeof(Storage));
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");
+  static_assert(
+      Layouts::kConsumerWarpGroups == 2 && !Layouts::kSplitHeadDim && !Layouts::kDqOwnKeys &&
+          Layouts::kDqSlices == 1 && !Layouts::kDeferDqHandOver,
+      "a pair's writers own one dQ block each: one block per warpgroup and step, handed over at once");
+  static_assert(kBlockFloats % (4 * 32) == 0, "the sum: whole 16-byte vectors for every lane");
+  static_assert(!bwd_tile_sm90(kHeadDim).rotated_walk, "a pair's walks start at their first query block");
+
+  /// The pair tile cluster `cluster` of `clusters` takes in its round `round`: the pairs in their order (key
+  /// blocks slowest, so under a causal mask the longest walks first) dealt in snake rounds, even rounds left
+  /// to right and odd rounds right to left, so that a cluster that drew a long pair in one round draws a
+  /// short one in the next (a plain round robin gives cluster 0 the longest of every round). Equal pairs
+  /// (a full mask) take the same tiles either way.
+  __device__ static int pair_tile(int cluster, int clusters, int round) {
+    return round * clusters + ((round & 1) != 0 ? clusters - 1 - cluster : cluster);
+  }
+
+  /// Thread 0, before the cluster barrier that publishes every barrier to both CTAs.
+  __device__ static void init(Storage& pair) {
+    pair.peer_dq_full.init(1);
+    pair.sent_dq_consumed.init(1);
+    cutlass::arch::fence_barrier_init();
+  }
+
+  /// The dQ writer (every lane of warp Mainloop::kDqWriterWarp) of the pair's CTA of rank `rank` over the
+  /// steps of `work`; `exchanges` counts the joint steps of the CTA's earlier tiles (the barriers' phases).
+  __device__ static void store_dq(const Params& params, Storage& pair, const Work& work, int rank,
+                                  std::uint32_t& exchanges) {
+    using namespace cute;
+    const BackwardParams& p = params.base.problem;
+    const BwdWorkspace& ws = params.base.workspace;
+    const int steps = work.steps();
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    const int peer = 1 - rank;
+    const int token0 = static_cast<int>(ws.token(p, work.batch, 0));  // tokens < 2^31 (see params)
+    StepCoord at = work.first_step();
+    for (int s = 0; s < steps; ++s, at = work.after(at)) {
+      // The TMA reduce-add of block w of this step, from `block`, by lane 0.
+      auto reduce_add = [&](const float* block, int w) {
+        Tensor mdQ = domain_offset(make_coord(token0, _0{}),
+                                   params.tma_dq.get_tma_tensor(params.shape_dq)(_, _, at.head));
+        Tensor sdQ = make_tensor(make_smem_ptr(block), typename Layouts::SmemLayoutdQWarpGroup{});
+        Tensor gdQ = local_tile(mdQ, Shape<Int<Layouts::kBlockM>, Int<Layouts::kDqCols>>{},
+                                make_coord(at.m_block, w * Layouts::kDqWarpGroupBlockStride));
+        auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sdQ),
+                                              group_modes<0, 2>(gdQ));
+        copy(params.tma_dq, tdQsdQ, tdQgdQ);
+        tma_store_arrive();
+      };
+      if (at.m_block < work.m_joint_begin) {  // a solo step (rank 0 only): both blocks added from here
+        CUTE_UNROLL
+        for (int w = 0; w < Layouts::kConsumerWarpGroups; ++w) {
+          cutlass::arch::NamedBarrier::sync(Mainloop::kDqBarrierThreads,
+                                            static_cast<std::uint32_t>(BwdBarrier::kDqFull) + w);
+          if (lane == 0) {
+            reduce_add(pair.base.dq.data() + w * kBlockFloats, w);
+            tma_store_wait<0>();
+          }
+          __syncwarp();
+          cutlass::arch::NamedBarrier::arrive(Mainloop::kDqBarrierThreads,
+                                              static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + w);
+        }
+        continue;
+      }
+      const std::uint32_t parity = exchanges++ & 1;
+      CUTE_UNROLL
+      for (int w = 0; w < Layouts::kConsumerWarpGroups; ++w) {
+        float* block = pair.base.dq.data() + w * kBlockFloats;
+        cutlass::arch::NamedBarrier::sync(Mainloop::kDqBarrierThreads,
+                                          static_cast<std::uint32_t>(BwdBarrier::kDqFull) + w);
+        if (w == rank) {
+          if (lane == 0) pair.peer_dq_full.arrive_and_expect_tx(kBlockBytes);
+          pair.peer_dq_full.wait(parity);
+          add_peer_block(block, pair.dq_peer.data(), lane);
+          cutlass::arch::fence_view_async_shared();  // the sums, seen by the TMA unit (async proxy)
+          __syncwarp();
+          if (lane == 0) {
+            // As a multicast pipeline's consumers release a stage to its remote producers: the warp's
+            // reads of dq_peer have returned (their sums are stored) before the arrival.
+            pair.sent_dq_consumed.arrive(static_cast<std::uint32_t>(peer));
+            reduce_add(block, w);
+            tma_store_wait<0>();  // the block is read: the warpgroup may stage its next one
+          }
+        } else {
+          if (lane == 0) {
+            copy_block_to_peer(block, pair.dq_peer.data(), pair.peer_dq_full, peer);
+          }
+          pair.sent_dq_consumed.wait(parity);
+        }
+        __syncwarp();
+        cutlass::arch::NamedBarrier::arrive(Mainloop::kDqBarrierThreads,
+                                            static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + w);
+      }
+    }
+  }
+
+ private:
+  /// block += peer, 16 bytes a lane at a time.
+  __device__ static void add_peer_block(float* block, const float* peer, int lane) {
+    auto* sums = reinterpret_cast<float4*>(block);
+    const auto* addends = reinterpret_cast<const float4*>(peer);
+#pragma unroll 2
+    for (int i = lane; i < kBlockFloats / 4; i += 32) {
+      float4 sum = sums[i];
+      const float4 addend = addends[i];
+      sum.x += addend.x;
+      sum.y += addend.y;
+      sum.z += addend.z;
+      sum.w += addend.w;
+      sums[i] = sum;
+    }
+  }
+
+  /// The address of this CTA's shared-memory object `local` in the shared memory of cluster rank `cta`.
+  __device__ static std::uint32_t peer_address(const void* local, int cta) {
+    std::uint32_t mapped;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(mapped)
+                 : "r"(cute::cast_smem_ptr_to_uint(local)), "r"(static_cast<std::uint32_t>(cta)));
+    return mapped;
+  }
+
+  /// One bulk copy of this CTA's staged block into rank `cta`'s receive buffer (the same offset there),
+  /// completing on its barrier `landed` (the same offset too) with the block's bytes.
+  __device__ static void copy_block_to_peer(const float* block, const float* receive,
+                                            cutlass::arch::ClusterTransactionBarrier& landed, int cta) {
+    asm volatile(
+        "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+            peer_address(receive, cta)),
+        "r"(cute::cast_smem_ptr_to_uint(block)), "r"(kBlockBytes), "r"(peer_address(&landed, cta))
+        : "memory");
+  }
+};
+
+}  // namespace flashattn::cuda::sm90
