@@ -219,20 +219,4 @@ constexpr bool bwd_deterministic_descending(bool right_window_bounded, bool dete
   return deterministic && right_window_bounded;
 }
 
-/// Whether the Hopper backward runs a call's key blocks in cluster pairs (cuda/sm90, built at D = 128) that
-/// sum their dQ of each step in shared memory and add it into the accumulator once, where every CTA adds its
-/// own: the CTAs of key blocks 2p and 2p + 1 of one (batch, kv head) walk the same query blocks in step,
-/// the second's a tail of the first's (its first rows may come later under a causal mask or a bounded right
-/// window, and every walk ends at the last row) only without a bounded left window (which would end the
-/// first key block's walk before the second's), with every sequence's key blocks the same even count (not
-/// varlen, no seqused_k), with query rows to walk, and not deterministic (whose semaphores order the
-/// additions one key block at a time). An experiment that skipped every other step's dQ reduce-add (and Q /
-/// dO load) bounded the gain at +2-5% in the D 128 full cells and +4-12% in GQA-long's causal ones
-/// (docs/PERF.md, session 46).
-constexpr bool bwd_pairs_key_blocks_sm90(bool left_window_bounded, bool varlen, bool deterministic,
-                                         long long seqlen_q, long long n_blocks) {
-  return !left_window_bounded && !varlen && !deterministic && seqlen_q > 0 && n_blocks >= 2 &&
-         n_blocks % 2 == 0;
-}
-
 }  // namespace flashattn::core

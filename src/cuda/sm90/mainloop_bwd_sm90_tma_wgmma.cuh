@@ -138,9 +138,6 @@ struct BwdMainloopSm90 {
     int m_whole_begin;  ///< Query blocks [m_whole_begin, m_whole_end) need no mask
                         ///< (core::BwdWholeQueryBlocks).
     int m_whole_end;
-    /// Key-block pairs only (make_work<true>): the query blocks [m_joint_begin, m_end) walked by both CTAs of
-    /// the pair, key block 2p + 1's walk; key block 2p walks the blocks before them alone.
-    int m_joint_begin;
     std::int64_t q_row_offset;  ///< Row of the sequence's first token in the TMA views of q and dout.
     std::int64_t k_row_offset;  ///< Row of the sequence's first key in the TMA views of k and v.
     int tma_batch;              ///< Batch coordinate of the TMA views (0 for varlen).
@@ -161,15 +158,11 @@ struct BwdMainloopSm90 {
   /// is shorter than the longest). Order (core::BwdTileCoord, params.section_heads): sections of
   /// (batch, kv head) pairs, key blocks slowest within a section. Key blocks descend where params.descending
   /// (core::bwd_deterministic_descending).
-  /// With kPaired, `cta` indexes the pairs of key blocks (dq_pairs_bwd_sm90.cuh) and the work is that of
-  /// key block 2p + `rank` of pair p.
-  template <bool kPaired = false>
-  __device__ static bool make_work(const Params& params, int cta, Work& work, int rank = 0) {
+  __device__ static bool make_work(const Params& params, int cta, Work& work) {
     const BackwardParams& p = params.base.problem;
     const int n_blocks = params.base.num_n_blocks;
-    const core::BwdTileCoord coord(cta, params.section_heads, kPaired ? n_blocks / 2 : n_blocks);
-    const int n_block = kPaired ? 2 * coord.n_block + rank : coord.n_block;
-    work.n_block = params.descending ? n_blocks - 1 - n_block : n_block;
+    const core::BwdTileCoord coord(cta, params.section_heads, n_blocks);
+    work.n_block = params.descending ? n_blocks - 1 - coord.n_block : coord.n_block;
     work.batch = coord.batch_head / p.heads_kv;
     work.head_kv = coord.batch_head % p.heads_kv;
     work.key_rows =
@@ -198,20 +191,6 @@ struct BwdMainloopSm90 {
     const int blocks = work.m_end - work.m_begin;
     const bool rotate = params.rotated_walk && blocks > 0;
     work.m_first = rotate ? work.m_begin + work.n_block % blocks : work.m_begin;
-    if constexpr (kPaired) {
-      // Key block 2p + 1's rows are a tail of 2p's (core::bwd_pairs_key_blocks_sm90): rank 0 finds where.
-      work.m_joint_begin = work.m_begin;
-      if (rank == 0) {
-        const int peer_n0 = work.n0 + kBlockN;
-        const int peer_n1 = min(peer_n0 + kBlockN, work.seqlen_k);
-        work.m_joint_begin = work.m_end;
-        if (peer_n1 > peer_n0) {
-          const core::BwdQueryRows peer(work.seqlen_q, work.seqlen_k, p.window_left, p.window_right, peer_n0,
-                                        peer_n1);
-          if (peer.begin < peer.end) work.m_joint_begin = static_cast<int>(peer.begin / kBlockM);
-        }
-      }
-    }
     work.q_row_offset = p.q_start(work.batch);
     work.k_row_offset = p.k_start(work.batch);
     work.tma_batch = p.is_varlen() ? 0 : work.batch;
@@ -436,10 +415,9 @@ struct BwdMainloopSm90 {
 
   /// Consumers: accumulates dK and dV (fp32 fragments of TiledMmadKV over (BLOCK_N, HEAD_DIM)) over the
   /// work's steps and adds dQ into the workspace. `thread` is the index among the consumer threads.
-  /// `pipeline` is the Q / dO pipeline, or what stands for it in a key-block pair (BwdPairQdoPipeline).
-  template <class QdoPipeline, class AccDK, class AccDV>
+  template <class AccDK, class AccDV>
   __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
-                                 QdoPipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
+                                 Pipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
                                  AccDK& acc_dk, AccDV& acc_dv, ConsumeState& state) {
     const int kv_phase = state.kv_phase;
     state.kv_phase ^= 1;
@@ -461,9 +439,9 @@ struct BwdMainloopSm90 {
 
  private:
   /// consume() with the keys split: this warpgroup's 64 keys x HEAD_DIM of dK and dV.
-  template <class QdoPipeline, class AccDK, class AccDV>
+  template <class AccDK, class AccDV>
   __device__ static void consume_keys(const Params& params, typename Layouts::SharedStorage& smem,
-                                      QdoPipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
+                                      Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
                                       AccDV& acc_dv, State& read, int kv_phase) {
     using namespace cute;
     const BwdKernelParams& base = params.base;
