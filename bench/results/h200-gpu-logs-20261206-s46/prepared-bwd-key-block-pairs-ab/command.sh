@@ -2,7 +2,7 @@
 # Prepared in session 46 (not yet run; any 132-SM GPU, ~560 s): the backward's key blocks 2p and 2p + 1 at
 # D 128 as 2-CTA clusters that sum each step's dQ in shared memory (one bulk copy of a block across the
 # pair, the owner's writer sums, one TMA reduce-add) where each CTA reduce-added its own, against main, in
-# two candidates: A = de6903f (full masks, causal masks and bounded right windows: key block 2p + 1's walk
+# two candidates: A = b4b9a07 (full masks, causal masks and bounded right windows: key block 2p + 1's walk
 # is a tail of 2p's, rank 0 walks the blocks before it alone; the pairs dealt in snake rounds) and c1 =
 # f996a82 (full masks only, plain rounds). Call 5 ran their first form (5471f3a): "unspecified launch
 # failure", synccheck "missing wait" at the consumers' Q / dO release, which PipelineTmaAsync of one CTA
@@ -14,7 +14,7 @@
 # (CudaBackwardSm90.* with KeyBlockPairsSumTheirDq), memcheck, synccheck and racecheck pass; else c1 by the
 # same rule on the full cells.
 # Prepare on main: rm -rf .ab && mkdir .ab && git archive HEAD -o .ab/base.tar -- . ':!bench/results'
-#   git archive de6903f -o .ab/causal.tar -- . ':!bench/results'; git rev-parse de6903f > .ab/causal.commit
+#   git archive b4b9a07 -o .ab/causal.tar -- . ':!bench/results'; git rev-parse b4b9a07 > .ab/causal.commit
 #   git archive f996a82 -o .ab/full.tar -- . ':!bench/results'; gzip .ab/*.tar; git rev-parse HEAD > .commit
 #   Carry [".ab", "third_party/cutlass", ".commit"]; run as scripts/device-in-tree causal
 #   "$PWD/bench/results/h200-gpu-logs-20261206-s46/prepared-bwd-key-block-pairs-ab/command.sh" 580
