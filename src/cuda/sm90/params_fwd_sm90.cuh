@@ -97,23 +97,31 @@ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const 
       make_gmem_ptr(static_cast<Element*>(params.out)), shape_o,
       make_stride(params.out_strides.row, _1{}, params.out_strides.head, batch_stride(params.out_strides)));
   const FwdKernelParams base = make_fwd_kernel_params(params, Layouts::kBlockM);
-  return {
-      base,
-      make_tma_copy(SM90_TMA_LOAD{}, q_tensor, typename Layouts::SmemLayoutQWarpGroup{}),
-      make_tma_copy(SM90_TMA_LOAD{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{})),
-      make_tma_copy(SM90_TMA_LOAD{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{})),
-      make_tma_copy(SM90_TMA_STORE{}, out_tensor, typename Layouts::SmemLayoutOWarpGroup{}),
-      shape_q,
-      shape_k,
-      shape_vt,
-      shape_o,
-      PersistentTileScheduler::order(
-          fwd_scheduled_params(base, Layouts::kPackGqa, Layouts::kBlockM, Layouts::kClusterSize, pairs),
-          units),
-      core::FastDivisor(params.heads / params.heads_kv),
-      make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{}), _1{}),
-      make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{}), _1{}),
-      pairs};
+  // The multicast maps only where a pair loads by them: encoding a tensor map costs host time every call.
+  typename Layouts::TmaKMulticast tma_k_mc{};
+  typename Layouts::TmaVMulticast tma_v_mc{};
+  if constexpr (Layouts::kKvMulticast) {
+    tma_k_mc =
+        make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{}), _1{});
+    tma_v_mc = make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, vt_tensor,
+                             take<0, 2>(typename Layouts::SmemLayoutVt{}), _1{});
+  }
+  return {base,
+          make_tma_copy(SM90_TMA_LOAD{}, q_tensor, typename Layouts::SmemLayoutQWarpGroup{}),
+          make_tma_copy(SM90_TMA_LOAD{}, k_tensor, take<0, 2>(typename Layouts::SmemLayoutK{})),
+          make_tma_copy(SM90_TMA_LOAD{}, vt_tensor, take<0, 2>(typename Layouts::SmemLayoutVt{})),
+          make_tma_copy(SM90_TMA_STORE{}, out_tensor, typename Layouts::SmemLayoutOWarpGroup{}),
+          shape_q,
+          shape_k,
+          shape_vt,
+          shape_o,
+          PersistentTileScheduler::order(
+              fwd_scheduled_params(base, Layouts::kPackGqa, Layouts::kBlockM, Layouts::kClusterSize, pairs),
+              units),
+          core::FastDivisor(params.heads / params.heads_kv),
+          tma_k_mc,
+          tma_v_mc,
+          pairs};
 }
 
 }  // namespace flashattn::cuda::sm90
