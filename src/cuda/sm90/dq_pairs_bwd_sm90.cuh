@@ -123,7 +123,7 @@ struct BwdDqPairsSm90 {
       if (lane == 0) pair.peer_dq_full.arrive_and_expect_tx(kBlockBytes);
       pair.peer_dq_full.wait(parity);
       if (lane == 0) pair.sent_dq_landed.arrive(static_cast<std::uint32_t>(peer));
-      // Experiment: no sum (wrong dQ), what the sum costs.
+      add_peer_block(owned, pair.dq_peer.data(), lane);
       cutlass::arch::fence_view_async_shared();  // the sums, seen by the TMA unit (async proxy)
       __syncwarp();
       if (lane == 0) {
