@@ -114,16 +114,22 @@ struct BwdDqPairsSm90 {
     StepCoord at = work.first_step();
     for (int s = 0; s < steps; ++s, at = work.after(at), ++exchanges) {
       const std::uint32_t parity = exchanges & 1;
-      // Experiment (wrong dQ): no copy, no sum, no waits on the peer: the pair's halved reduce-adds alone.
+      // Sender: the peer's dq_peer is free once it summed this CTA's previous copy.
       dq_barrier_sync(BwdBarrier::kDqFull, peer);
+      if (exchanges > 0) pair.sent_dq_summed.wait(parity ^ 1);
+      if (lane == 0) copy_block_to_peer(sent, pair.dq_peer.data(), pair.peer_dq_full, peer);
+      // Owner: the peer's block landed; sum, then one reduce-add.
       dq_barrier_sync(BwdBarrier::kDqFull, rank);
-      (void)parity;
-      (void)sent;
+      if (lane == 0) pair.peer_dq_full.arrive_and_expect_tx(kBlockBytes);
+      pair.peer_dq_full.wait(parity);
+      if (lane == 0) pair.sent_dq_landed.arrive(static_cast<std::uint32_t>(peer));
+      add_peer_block(owned, pair.dq_peer.data(), lane);
       cutlass::arch::fence_view_async_shared();  // the sums, seen by the TMA unit (async proxy)
       __syncwarp();
       if (lane == 0) {
         // As a multicast pipeline's consumers release a stage to its remote producers: the warp's reads of
         // dq_peer have returned (their sums are stored) before the arrival.
+        pair.sent_dq_summed.arrive(static_cast<std::uint32_t>(peer));
         Tensor mdQ = domain_offset(make_coord(token0, _0{}),
                                    params.tma_dq.get_tma_tensor(params.shape_dq)(_, _, at.head));
         Tensor sdQ = make_tensor(make_smem_ptr(owned), typename Layouts::SmemLayoutdQWarpGroup{});
@@ -138,6 +144,7 @@ struct BwdDqPairsSm90 {
       __syncwarp();
       dq_barrier_arrive(BwdBarrier::kDqEmpty, rank);
       // Sender: the staged block was read once the copy landed.
+      pair.sent_dq_landed.wait(parity);
       dq_barrier_arrive(BwdBarrier::kDqEmpty, peer);
     }
   }
@@ -145,8 +152,7 @@ struct BwdDqPairsSm90 {
   /// The dQ writer after its last tile: the peer's last arrival on this CTA's sent_dq_summed (the other
   /// remote accesses precede ones this writer waited for).
   __device__ static void finish(Storage& pair, std::uint32_t exchanges) {
-    (void)pair;
-    (void)exchanges;
+    if (exchanges > 0) pair.sent_dq_summed.wait((exchanges - 1) & 1);
   }
 
  private:
