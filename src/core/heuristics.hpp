@@ -219,17 +219,4 @@ constexpr bool bwd_deterministic_descending(bool right_window_bounded, bool dete
   return deterministic && right_window_bounded;
 }
 
-/// Whether the Hopper backward runs a call's key blocks in cluster pairs (cuda/sm90, built at D = 128) that
-/// sum their dQ of each step in shared memory and add it into the accumulator once, where every CTA adds its
-/// own: the CTAs of key blocks 2p and 2p + 1 of one (batch, kv head) walk the same query blocks in step
-/// only without a mask that bounds the rows a key sees (causal or a window), with every sequence's key
-/// blocks the same even count (not varlen, no seqused_k), with query rows to walk, and not deterministic
-/// (whose semaphores order the additions one key block at a time). An experiment that skipped every
-/// other step's dQ reduce-add (and Q / dO load) bounded the gain at +2-5% in the D 128 full cells
-/// (docs/PERF.md, session 46).
-constexpr bool bwd_pairs_key_blocks_sm90(bool masked, bool varlen, bool deterministic, long long seqlen_q,
-                                         long long n_blocks) {
-  return !masked && !varlen && !deterministic && seqlen_q > 0 && n_blocks >= 2 && n_blocks % 2 == 0;
-}
-
 }  // namespace flashattn::core

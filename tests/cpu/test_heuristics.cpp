@@ -125,19 +125,6 @@ TEST(Heuristics, ForwardPairsQueryHeadsOnlyWhereTwoShareAKvHead) {
   EXPECT_FALSE(pairs_query_heads_sm90(8, 0));
 }
 
-// The backward pairs key blocks 2p and 2p + 1 only where both walk the same query blocks (no causal or
-// window mask, not varlen), every key block has a partner, there are query rows, and not deterministic.
-TEST(Heuristics, BackwardPairsKeyBlocksOnlyUnderAFullMaskWithAnEvenCount) {
-  EXPECT_TRUE(bwd_pairs_key_blocks_sm90(false, false, false, 512, 4));
-  EXPECT_TRUE(bwd_pairs_key_blocks_sm90(false, false, false, 1, 2));
-  EXPECT_FALSE(bwd_pairs_key_blocks_sm90(true, false, false, 512, 4));   // causal or a window
-  EXPECT_FALSE(bwd_pairs_key_blocks_sm90(false, true, false, 512, 4));   // varlen or seqused_k
-  EXPECT_FALSE(bwd_pairs_key_blocks_sm90(false, false, true, 512, 4));   // deterministic
-  EXPECT_FALSE(bwd_pairs_key_blocks_sm90(false, false, false, 0, 4));    // no query rows
-  EXPECT_FALSE(bwd_pairs_key_blocks_sm90(false, false, false, 512, 3));  // a block without a partner
-  EXPECT_FALSE(bwd_pairs_key_blocks_sm90(false, false, false, 512, 0));
-}
-
 // Pairs only where a row walks at least 8192 keys: the longest sequence's keys, or a window's width when
 // both its sides are bounded and it is narrower.
 TEST(Heuristics, ForwardPairsOnlyWhereRowsWalkManyKeys) {

@@ -6,7 +6,6 @@
 // built sm90 backward kernel (CI).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -161,65 +160,6 @@ TEST(CudaBackwardSm90, RunInfoNamesTheHopperKernel) {
       EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
     }
   }
-}
-
-// Calls at D = 128 with no mask that bounds a key's rows, not varlen and an even count of key blocks run
-// their key blocks in cluster pairs that sum each step's dQ in shared memory before one reduce-add
-// (cuda/sm90/dq_pairs_bwd_sm90.cuh, core::bwd_pairs_key_blocks_sm90): RunInfo says cluster_size 2 wherever
-// a pair fits every two SMs (H100 / H200 SXM: 132 SMs, 66 pairs). Checked against the oracle: two key
-// blocks, GQA with keys that are not whole blocks on strided views with softcap and ALiBi, more pairs than
-// resident clusters (the static order's later rounds), few query rows with large logits. A causal mask, a
-// window, varlen, an odd count of key blocks and deterministic runs stay unpaired.
-TEST(CudaBackwardSm90, KeyBlockPairsSumTheirDq) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
-  if (std::find(caps.head_dims.begin(), caps.head_dims.end(), 128) == caps.head_dims.end()) {
-    GTEST_SKIP() << "no sm90 D = 128 backward kernel is built";
-  }
-  const auto props = cuda_device_properties(0);
-  const bool pairs_fit = props && props->multiprocessors == 132;
-  const DType dtype = caps.dtypes.front();
-  Case two_blocks = make_dense_case(dtype, 128, 2, 4, 4, 200, 256, next_seed());
-  Case gqa = make_dense_case(dtype, 128, 2, 8, 2, 300, 1000, next_seed());  // 8 key blocks, the last partial
-  gqa.softcap = 30.0f;
-  gqa.alibi = true;
-  gqa.strided = true;
-  Case many_pairs = make_dense_case(dtype, 128, 3, 16, 16, 129, 512, next_seed());  // 96 pairs
-  Case large_logits = make_dense_case(dtype, 128, 2, 2, 2, 5, 256, next_seed());
-  large_logits.input_scale = 5.0f;
-  Case odd_blocks = make_dense_case(dtype, 128, 2, 4, 4, 200, 300, next_seed());
-  Case causal = two_blocks;
-  causal.causal = true;
-  Case window = gqa;
-  window.window_left = 200;
-  window.window_right = 200;
-  Case varlen = make_dense_case(dtype, 128, 3, 4, 2, 0, 0, next_seed());
-  varlen.seqlens_q = {200, 0, 100};
-  varlen.seqlens_k = {256, 5, 256};
-  struct Expected {
-    Case c;
-    bool paired;
-  };
-  for (const Expected& e : std::vector<Expected>{{two_blocks, true},
-                                                 {gqa, true},
-                                                 {many_pairs, true},
-                                                 {large_logits, true},
-                                                 {odd_blocks, false},
-                                                 {causal, false},
-                                                 {window, false},
-                                                 {varlen, false}}) {
-    const CaseResult result = run_case(e.c, Op::backward, kHopper);
-    ASSERT_TRUE(result.status.ok()) << summary(result);
-    EXPECT_TRUE(result.passed) << summary(result);
-    if (pairs_fit) EXPECT_EQ(result.info.cluster_size, e.paired ? 2 : 0) << summary(result);
-    if (result.info.cluster_size == 2) EXPECT_EQ(result.info.num_ctas % 2, 0) << summary(result);
-    EXPECT_FALSE(result.info.fell_back) << result.info.fallback_reason;
-  }
-  Target deterministic = kHopper;
-  deterministic.deterministic = true;
-  const CaseResult result = run_case(gqa, Op::backward, deterministic);
-  ASSERT_TRUE(result.status.ok()) << summary(result);
-  EXPECT_TRUE(result.passed) << summary(result);
-  EXPECT_EQ(result.info.cluster_size, 0) << summary(result);
 }
 
 // deterministic = true: dQ, dK and dV within the oracle's bound and bitwise identical over 50 reruns, for a

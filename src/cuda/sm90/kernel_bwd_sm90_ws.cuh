@@ -23,7 +23,6 @@
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
-#include "cuda/sm90/dq_pairs_bwd_sm90.cuh"
 #include "cuda/sm90/epilogue_bwd_sm90.cuh"
 #include "cuda/sm90/layouts_bwd_sm90.cuh"
 #include "cuda/sm90/mainloop_bwd_sm90_tma_wgmma.cuh"
@@ -40,11 +39,8 @@ inline constexpr int kBwdProducerRegisters = 24;
 inline constexpr int kBwdConsumerRegisters = 240;
 
 /// Grid: up to one CTA per SM over params.tiles tiles (key block, kv head, batch), flattened (y and z would
-/// cap B and H at 65535) in the order of params.longest_first (BwdMainloopSm90::make_work). With kPaired,
-/// clusters of two CTAs over params.tiles pairs of key blocks (dq_pairs_bwd_sm90.cuh), cluster c taking
-/// pairs c, c + clusters, ...: a pair's tiles are equally long (no bounding mask), so a static order
-/// balances as well as the counter.
-template <class Element, int kHeadDim, bool kPaired = false>
+/// cap B and H at 65535) in the order of params.longest_first (BwdMainloopSm90::make_work).
+template <class Element, int kHeadDim>
 __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1)
     bwd_sm90_kernel(const __grid_constant__ BwdParamsSm90<Element, kHeadDim> params) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -52,7 +48,6 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   using Mainloop = BwdMainloopSm90<Element, kHeadDim>;
   using Epilogue = BwdEpilogueSm90<Element, kHeadDim>;
   using Pipeline = typename Layouts::PipelineQdO;
-  using Pairs = BwdDqPairsSm90<Element, kHeadDim>;
   constexpr int kBlockN = Layouts::kBlockN;
   static_assert(Layouts::kConsumerWarpGroups == 2,
                 "the register split is laid out for two consumer warpgroups");
@@ -63,15 +58,11 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
   using namespace cute;
 
   extern __shared__ __align__(1024) char smem_buffer[];
-  // A pair's CTA: the kernel's storage is the first member of the pair's (named in kPaired code only).
-  [[maybe_unused]] auto* const pair = reinterpret_cast<BwdPairedStorageSm90<Layouts>*>(smem_buffer);
   auto& smem = *reinterpret_cast<typename Layouts::SharedStorage*>(smem_buffer);
   const BackwardParams& p = params.base.problem;
   // One CTA per tile (BwdTileSm90::persistent_ctas false): blockIdx.x is the CTA's only tile, and nothing
   // carries over from one tile to another, so no ring, counter or cross-tile state takes registers.
   constexpr bool kPersistent = bwd_tile_sm90(kHeadDim).persistent_ctas;
-  static_assert(kPersistent || !kPaired, "pairs walk their tiles in a persistent loop");
-  const int rank = kPaired ? static_cast<int>(cute::block_rank_in_cluster()) : 0;
   typename Mainloop::Work only_work;
   if constexpr (!kPersistent) {
     if (!Mainloop::make_work(params, static_cast<int>(blockIdx.x), only_work))
@@ -90,18 +81,12 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     smem.kv_full.init(1);
     smem.kv_empty.init(Layouts::kConsumerThreads);
     TileRing::init(smem.tile_ring);
-    if constexpr (kPaired) Pairs::init(*pair);
   }
   // Warp 0 initialises the stage barriers (and fences their initialisation); the CTA barrier publishes
-  // every barrier before first use, a pair's cluster barrier in both CTAs (the peer's writer reaches this
-  // CTA's pair barriers).
+  // every barrier before first use.
   Pipeline pipeline(smem.pipeline_qdo, pipeline_params, Shape<_1, _1, _1>{});
   typename Layouts::PipelinedO pipeline_do = Mainloop::make_pipeline_do(smem, warp_group == 0);
-  if constexpr (kPaired) {
-    cute::cluster_sync();
-  } else {
-    __syncthreads();
-  }
+  __syncthreads();
 
   // The CTA's tiles: blockIdx.x, then one at a time from the workspace's tile counter (gridDim.x + the
   // count), each taken once the previous tile's loads are issued, a ring's depth of steps before that tile
@@ -122,7 +107,7 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
         const int tile = TileRing::wait(smem.tile_ring, count);
         TileRing::release(smem.tile_ring, count);
         if (tile < 0) break;
-        if (Mainloop::template make_work<kPaired>(params, tile, work, rank)) body(work, with_work++);
+        if (Mainloop::make_work(params, tile, work)) body(work, with_work++);
       }
     } else {
       body(only_work, 0);
@@ -137,20 +122,14 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
       if constexpr (kPersistent) {
         typename Mainloop::Work work;
         int with_work = 0;
-        const int first =
-            kPaired ? static_cast<int>(cute::cluster_id_in_grid().x) : static_cast<int>(blockIdx.x);
-        for (int count = 0, tile = first;; ++count) {
+        for (int count = 0, tile = static_cast<int>(blockIdx.x);; ++count) {
           const bool end = tile >= params.tiles;
           TileRing::publish(smem.tile_ring, count, end ? -1 : tile);
           if (end) break;
-          if (Mainloop::template make_work<kPaired>(params, tile, work, rank)) {
+          if (Mainloop::make_work(params, tile, work)) {
             Mainloop::load(params, smem, pipeline, pipeline_do, work, with_work++, state);
           }
-          if constexpr (kPaired) {
-            tile += static_cast<int>(cute::cluster_grid_dims().x);
-          } else {
-            tile = atomicAdd(params.base.workspace.tile_counter, 1) + static_cast<int>(gridDim.x);
-          }
+          tile = atomicAdd(params.base.workspace.tile_counter, 1) + static_cast<int>(gridDim.x);
         }
       } else {
         Mainloop::load(params, smem, pipeline, pipeline_do, only_work, 0, state);
@@ -158,13 +137,7 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     }
     if (warp == Mainloop::kDqWriterWarp) {
       Mainloop::release_dq_buffers();
-      if constexpr (kPaired) {
-        std::uint32_t exchanges = 0;
-        for_each_tile([&](const auto& work, int) { Pairs::store_dq(params, *pair, work, rank, exchanges); });
-        Pairs::finish(*pair, exchanges);
-      } else {
-        for_each_tile([&](const auto& work, int) { Mainloop::store_dq(params, smem, work); });
-      }
+      for_each_tile([&](const auto& work, int) { Mainloop::store_dq(params, smem, work); });
     }
     return;
   }
@@ -178,12 +151,7 @@ __global__ void __launch_bounds__(BwdLayoutsSm90<Element, kHeadDim>::kThreads, 1
     Tensor acc_dv = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
     clear(acc_dk);
     clear(acc_dv);
-    if constexpr (kPaired) {
-      BwdPairQdoPipeline<Pipeline> pair_pipeline(pipeline, smem.pipeline_qdo);
-      Mainloop::consume(params, smem, pair_pipeline, pipeline_do, work, thread, acc_dk, acc_dv, state);
-    } else {
-      Mainloop::consume(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv, state);
-    }
+    Mainloop::consume(params, smem, pipeline, pipeline_do, work, thread, acc_dk, acc_dv, state);
     // This thread's accesses to the K / V buffers are done (its warpgroup's wgmmas have completed), and
     // ordered before the next tile's TMA writes there (async proxy): right away where the epilogue stages
     // in the dS buffer, so the next K and V load under it, else once the epilogue has read its staging.

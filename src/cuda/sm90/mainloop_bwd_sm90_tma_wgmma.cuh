@@ -158,15 +158,11 @@ struct BwdMainloopSm90 {
   /// is shorter than the longest). Order (core::BwdTileCoord, params.section_heads): sections of
   /// (batch, kv head) pairs, key blocks slowest within a section. Key blocks descend where params.descending
   /// (core::bwd_deterministic_descending).
-  /// With kPaired, `cta` indexes the pairs of key blocks (dq_pairs_bwd_sm90.cuh) and the work is that of
-  /// key block 2p + `rank` of pair p.
-  template <bool kPaired = false>
-  __device__ static bool make_work(const Params& params, int cta, Work& work, int rank = 0) {
+  __device__ static bool make_work(const Params& params, int cta, Work& work) {
     const BackwardParams& p = params.base.problem;
     const int n_blocks = params.base.num_n_blocks;
-    const core::BwdTileCoord coord(cta, params.section_heads, kPaired ? n_blocks / 2 : n_blocks);
-    const int n_block = kPaired ? 2 * coord.n_block + rank : coord.n_block;
-    work.n_block = params.descending ? n_blocks - 1 - n_block : n_block;
+    const core::BwdTileCoord coord(cta, params.section_heads, n_blocks);
+    work.n_block = params.descending ? n_blocks - 1 - coord.n_block : coord.n_block;
     work.batch = coord.batch_head / p.heads_kv;
     work.head_kv = coord.batch_head % p.heads_kv;
     work.key_rows =
@@ -419,10 +415,9 @@ struct BwdMainloopSm90 {
 
   /// Consumers: accumulates dK and dV (fp32 fragments of TiledMmadKV over (BLOCK_N, HEAD_DIM)) over the
   /// work's steps and adds dQ into the workspace. `thread` is the index among the consumer threads.
-  /// `pipeline` is the Q / dO pipeline, or what stands for it in a key-block pair (BwdPairQdoPipeline).
-  template <class QdoPipeline, class AccDK, class AccDV>
+  template <class AccDK, class AccDV>
   __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
-                                 QdoPipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
+                                 Pipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
                                  AccDK& acc_dk, AccDV& acc_dv, ConsumeState& state) {
     const int kv_phase = state.kv_phase;
     state.kv_phase ^= 1;
@@ -444,9 +439,9 @@ struct BwdMainloopSm90 {
 
  private:
   /// consume() with the keys split: this warpgroup's 64 keys x HEAD_DIM of dK and dV.
-  template <class QdoPipeline, class AccDK, class AccDV>
+  template <class AccDK, class AccDV>
   __device__ static void consume_keys(const Params& params, typename Layouts::SharedStorage& smem,
-                                      QdoPipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
+                                      Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
                                       AccDV& acc_dv, State& read, int kv_phase) {
     using namespace cute;
     const BwdKernelParams& base = params.base;

@@ -107,9 +107,4 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
   }
 }
 
-/// Whether head dim `head_dim` has a kernel whose CTAs run in cluster pairs of key blocks that sum their dQ
-/// before adding it (core::bwd_pairs_key_blocks_sm90): D 128 only, one more kernel per dtype. It needs one
-/// more dQ block of shared memory (D 128: 192 + 16 KB) and persistent CTAs.
-constexpr bool bwd_key_block_pairs_sm90(int head_dim) { return head_dim == 128; }
-
 }  // namespace flashattn::cuda::sm90
