@@ -111,6 +111,22 @@ constexpr bool pairs_walk_keys_enough_sm90(long long max_seqlen_k, long long win
   return walk >= kFwdPairsMinKeys;
 }
 
+/// What the two CTAs of a Hopper forward cluster pair split (cuda/sm90, the *_paired regimes), or that a
+/// call runs unpaired (`none`, last so that the two pairings keep the values the kernels compare against).
+enum class FwdPairsSm90 : int { query_heads, query_tiles, none };
+
+/// How a Hopper forward call pairs its CTAs, where the device holds a pair on every two SMs (the launch
+/// asks): only where its rows walk keys enough (pairs_walk_keys_enough_sm90); then two query heads of one kv
+/// head (pairs_query_heads_sm90), else two query tiles of one head (pairs_query_tiles_sm90; `m_blocks` of
+/// the paired tile).
+constexpr FwdPairsSm90 fwd_pairs_sm90(long long heads, long long heads_kv, long long max_seqlen_k,
+                                      long long window_width, bool masked, bool varlen, long long m_blocks) {
+  if (!pairs_walk_keys_enough_sm90(max_seqlen_k, window_width)) return FwdPairsSm90::none;
+  if (pairs_query_heads_sm90(heads, heads_kv)) return FwdPairsSm90::query_heads;
+  if (pairs_query_tiles_sm90(masked, varlen, m_blocks)) return FwdPairsSm90::query_tiles;
+  return FwdPairsSm90::none;
+}
+
 /// Whether the Hopper forward's persistent CTAs take a masked problem's query tiles in pairs — a head's
 /// longest tile, then its shortest; its second longest, then its second shortest; ... — rather than in
 /// one global longest-first order (cuda/sm90/tile_scheduler_sm90.hpp). Both balance the CTAs (a causal pair

@@ -138,6 +138,19 @@ TEST(Heuristics, ForwardPairsOnlyWhereRowsWalkManyKeys) {
   EXPECT_FALSE(pairs_walk_keys_enough_sm90(0, 0));
 }
 
+// The forward's pairing: none below 8192 keys a row; query heads where they pair, before query tiles; query
+// tiles only unmasked, not varlen, with an even count; none otherwise.
+TEST(Heuristics, ForwardPairsChooseQueryHeadsThenQueryTiles) {
+  EXPECT_EQ(fwd_pairs_sm90(32, 8, 131072, 0, true, false, 1024), FwdPairsSm90::query_heads);  // GQA causal
+  EXPECT_EQ(fwd_pairs_sm90(32, 8, 4096, 0, true, false, 32), FwdPairsSm90::none);             // too few keys
+  EXPECT_EQ(fwd_pairs_sm90(16, 16, 16384, 0, false, false, 128), FwdPairsSm90::query_tiles);  // MHA full
+  EXPECT_EQ(fwd_pairs_sm90(32, 8, 16384, 0, false, false, 128), FwdPairsSm90::query_heads);   // heads first
+  EXPECT_EQ(fwd_pairs_sm90(16, 16, 16384, 0, true, false, 128), FwdPairsSm90::none);          // MHA causal
+  EXPECT_EQ(fwd_pairs_sm90(16, 16, 16384, 0, false, true, 128), FwdPairsSm90::none);          // varlen
+  EXPECT_EQ(fwd_pairs_sm90(16, 16, 16384, 0, false, false, 127), FwdPairsSm90::none);   // odd tile count
+  EXPECT_EQ(fwd_pairs_sm90(32, 8, 16384, 4097, true, false, 128), FwdPairsSm90::none);  // narrow window
+}
+
 // Query tiles pair only where their key walks are equal and both hold rows: no causal or window mask, not
 // varlen, an even count of query tiles.
 TEST(Heuristics, ForwardPairsQueryTilesOnlyUnderAFullMaskWithAnEvenCount) {

@@ -110,26 +110,25 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
 
 /// Launches the forward of `params` with the tile of (kHeadDim, kHeadDimV, kRegime), long_keys or
 /// short_keys, on a device of `multiprocessors` SMs: by cluster pairs (the paired regime's kernel) where a
-/// pair's tile is built, the rows walk keys enough (core::pairs_walk_keys_enough_sm90), two query heads
-/// share a kv head (core::pairs_query_heads_sm90) or else two query tiles walk the same keys
-/// (core::pairs_query_tiles_sm90), and the device holds a pair on every two SMs; otherwise one CTA per SM.
+/// pair's tile is built, core::fwd_pairs_sm90 pairs the call, and the device holds a pair on every two SMs;
+/// otherwise one CTA per SM.
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 Status launch_fwd_sm90_pairs_or_ctas(const ForwardParams& params, const AttentionArgs& args,
                                      int multiprocessors, RunInfo& info) {
   constexpr FwdTileRegime kPaired = fwd_paired_regime(kRegime);
   if constexpr (fwd_tile_sm90(kHeadDim, kHeadDimV, kPaired).block_m > 0) {
     using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kPaired>;
-    const bool heads = core::pairs_query_heads_sm90(params.heads, params.heads_kv);
     const std::int64_t m_blocks = (params.max_seqlen_q + Layouts::kBlockM - 1) / Layouts::kBlockM;
     const bool bounded = params.window_left < kUnboundedWindow && params.window_right < kUnboundedWindow;
     const std::int64_t window_width = bounded ? params.window_left + params.window_right + 1 : 0;
-    if (core::pairs_walk_keys_enough_sm90(params.max_seqlen_k, window_width) &&
-        (heads || core::pairs_query_tiles_sm90(params.has_window(), params.is_varlen(), m_blocks))) {
+    const FwdPairs pairs =
+        core::fwd_pairs_sm90(params.heads, params.heads_kv, params.max_seqlen_k, window_width,
+                             params.has_window(), params.is_varlen(), m_blocks);
+    if (pairs != FwdPairs::none) {
       const int units = max_active_clusters<&fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kPaired>>(
           args.device.index, Layouts::kClusterSize, Layouts::kThreads, Layouts::kSmemBytes);
       if (Layouts::kClusterSize * units >= multiprocessors) {
-        return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, kPaired>(
-            params, args, units, info, heads ? FwdPairs::query_heads : FwdPairs::query_tiles);
+        return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, kPaired>(params, args, units, info, pairs);
       }
     }
   }

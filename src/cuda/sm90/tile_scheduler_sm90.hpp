@@ -39,10 +39,10 @@
 
 namespace flashattn::cuda::sm90 {
 
-/// What the two CTAs of a cluster pair of the Hopper forward (the *_paired regimes) split: two query heads
-/// of one kv head (core::pairs_query_heads_sm90), or two neighbouring query tiles of one head
-/// (core::pairs_query_tiles_sm90); either way both CTAs walk the same key tiles.
-enum class FwdPairs : int { query_heads, query_tiles };
+/// What the two CTAs of a cluster pair of the Hopper forward (the *_paired regimes) split
+/// (core::fwd_pairs_sm90): two query heads of one kv head, or two neighbouring query tiles of one head;
+/// either way both CTAs walk the same key tiles.
+using FwdPairs = core::FwdPairsSm90;
 
 /// Host: the constants the scheduler orders the tiles of `base` by. With GQA packing a head's tiles are
 /// those of a kv head, whose query rows are the packed rows of its query heads: heads_kv heads of
