@@ -10,7 +10,7 @@ namespace flashattn::cuda {
 /// with few query rows (core::pack_gqa_sm90). `long_keys_paired` and `short_keys_paired` (the sm90 forward
 /// only) are those tiles run by clusters of two CTAs that walk the same key tiles (two query heads of one
 /// kv head, or two query tiles of one head under a full mask) and load each K / V tile once for both
-/// (core::pairs_query_heads_sm90, pairs_query_tiles_sm90).
+/// (core::fwd_pairs_sm90).
 enum class FwdTileRegime { long_keys, short_keys, packed_gqa, long_keys_paired, short_keys_paired };
 
 }  // namespace flashattn::cuda

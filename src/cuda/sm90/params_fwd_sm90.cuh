@@ -60,7 +60,7 @@ inline cute::Shape<std::int32_t, std::int32_t, std::int32_t, std::int32_t> gmem_
 }  // namespace detail
 
 /// Host: the device parameters of `params` (validated; at least one query tile; with cluster pairs,
-/// Layouts::kKvMulticast, `pairs` holding for it: core::pairs_query_heads_sm90 or pairs_query_tiles_sm90)
+/// Layouts::kKvMulticast, `pairs` what core::fwd_pairs_sm90 chose, not none)
 /// for `units` CTAs or cluster pairs running at once. `args` gives the row extents of varlen tensors
 /// (total_q, total_k).
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
