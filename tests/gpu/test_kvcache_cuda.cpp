@@ -297,6 +297,7 @@ TEST(KVCacheCuda, RotaryEmbeddingMatchesOracle) {
 // (32 splits of a 65-key sequence), and the automatic choice records a count >= 1. On sm90 up to 16 splits
 // combine inside their thread-block cluster when all the call's clusters fit the GPU at once (2 and 3
 // always do here: 32 clusters of at most 3 CTAs), more through the combine kernel: both paths run here.
+// 33 and 56 splits take the combine kernel past its first batch (32 splits, 16 at D 256).
 TEST(KVCacheCuda, SplitCountsAgreeWithinRounding) {
   SKIP_WITHOUT_GPU();
   // Built for 90a (the sm90 forward exists) and running on sm90: the decode kernel has its cluster code.
@@ -304,7 +305,7 @@ TEST(KVCacheCuda, SplitCountsAgreeWithinRounding) {
   const bool clusters =
       props && props->sm_major >= 9 &&
       !capabilities(Device{DeviceKind::cuda, 0}, CudaPath::hopper, Op::forward).dtypes.empty();
-  for (int splits : {1, 2, 3, 8, 16, 32, 0}) {
+  for (int splits : {1, 2, 3, 8, 16, 32, 33, 56, 0}) {
     DecodeProblem base;
     base.heads = 32;
     base.heads_kv = 8;

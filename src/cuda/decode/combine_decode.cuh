@@ -1,8 +1,8 @@
 // flashattn — the split combine: each query row's num_splits partial states (normalised O in fp32 and its
 // lse) merged with the log-sum-exp merge of epilogue_decode_sm80.cuh, in split order (deterministic), and
 // written to out in the dtype and to lse. One warp per row: the lanes find the largest lse and the weights'
-// sum together (split_weights.cuh), then each lane accumulates its 4-column groups of O over the splits,
-// loading a batch of splits' partials before merging them.
+// sum together (split_weights.cuh), then each lane accumulates its 4-column groups of O over the splits.
+// The first batch of splits' partials (lse and O) is loaded in one round, before any is used.
 #pragma once
 
 #include <cmath>
@@ -33,56 +33,94 @@ __global__ void __launch_bounds__(kWarps * 32)
   if (row >= params.partial_rows) return;
   const int splits = params.num_splits;
   const float* lse_partial = params.lse_partial + row;  // split s at lse_partial[s * partial_rows]
+  const auto o_partial = [&](int s) {
+    return reinterpret_cast<const float4*>(params.o_partial + (s * params.partial_rows + row) * kHeadDimV);
+  };
 
-  // The row's lse, max and weight sum in split_weights.cuh's order: split s on lane s % 16 (both halves of
-  // the warp compute the same), as the cluster combine computes them.
+  // Every load the first kSplitBatch splits need is issued before any is used: their O, and their lse
+  // dealt as split_weights.cuh deals them (split s on lane s % 16, both halves of the warp alike). The
+  // partials were written just before this kernel and sit in L2, so a row of up to kSplitBatch splits
+  // pays one L2 round trip where loading the lse, then its weights, then the O in batches paid four.
+  constexpr int kSplitBatch = 32 / kGroupsPerLane;
+  constexpr int kLseSlots = kSplitBatch / kSplitLanes;  ///< lse values a lane holds for the first batch.
+  static_assert(kSplitBatch % kSplitLanes == 0, "a batch deals whole half-warps of splits");
   const int slot = lane % kSplitLanes;
+  float4 v[kSplitBatch][kGroupsPerLane];
+  float lse_held[kLseSlots];
+#pragma unroll
+  for (int i = 0; i < kSplitBatch; ++i) {
+    if (i < splits) {
+#pragma unroll
+      for (int g = 0; g < kGroupsPerLane; ++g) {
+        const int group = lane + 32 * g;
+        if (group < kGroups) v[i][g] = o_partial(i)[group];
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kLseSlots; ++k) {
+    const int s = slot + kSplitLanes * k;
+    lse_held[k] = s < splits ? lse_partial[s * params.partial_rows] : -INFINITY;
+  }
+
+  // The row's lse maximum and weight sum in split_weights.cuh's order (each lane folds its splits in split
+  // order: the held ones, then those past the first batch), as the cluster combine computes them.
   float max_lse = -INFINITY;
-  for (int s = slot; s < splits; s += kSplitLanes)
+#pragma unroll
+  for (int k = 0; k < kLseSlots; ++k) max_lse = fmaxf(max_lse, lse_held[k]);
+  for (int s = slot + kSplitBatch; s < splits; s += kSplitLanes)
     max_lse = fmaxf(max_lse, lse_partial[s * params.partial_rows]);
   max_lse = half_warp_max(max_lse);
   float sum = 0.0f;
-  for (int s = slot; s < splits; s += kSplitLanes)
+#pragma unroll
+  for (int k = 0; k < kLseSlots; ++k) {
+    if (slot + kSplitLanes * k < splits) sum = add_split_scale(sum, lse_held[k], max_lse);
+  }
+  for (int s = slot + kSplitBatch; s < splits; s += kSplitLanes)
     sum = add_split_scale(sum, lse_partial[s * params.partial_rows], max_lse);
   sum = half_warp_sum(sum);
   const float inverse = split_inverse(sum);
 
+  // O merged in split order; split i's lse comes from the lane that holds it. An empty split's O is 0
+  // (finite) and weighs 0.
   float4 acc[kGroupsPerLane];
   for (int g = 0; g < kGroupsPerLane; ++g) acc[g] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  // The partials of kSplitBatch splits are loaded before any is merged, so their L2 round trips overlap:
-  // with the loads and the merge in one unrolled loop the compiler kept two splits' loads in flight, and a
-  // 32-split row paid 16 round trips. The merge stays in split order (the cluster combine's). An empty
-  // split's O is 0 (finite) and weighs 0.
-  constexpr int kSplitBatch = 16 / kGroupsPerLane;
-  for (int s0 = 0; s0 < splits; s0 += kSplitBatch) {
-    float lse[kSplitBatch];
-    float4 v[kSplitBatch][kGroupsPerLane];
+  const auto merge = [&](float lse, const float4(&o)[kGroupsPerLane]) {
+    const float weight = split_scale(lse, max_lse) * inverse;
 #pragma unroll
-    for (int i = 0; i < kSplitBatch; ++i) {
+    for (int g = 0; g < kGroupsPerLane; ++g) {
+      acc[g].x += weight * o[g].x;
+      acc[g].y += weight * o[g].y;
+      acc[g].z += weight * o[g].z;
+      acc[g].w += weight * o[g].w;
+    }
+  };
+#pragma unroll
+  for (int i = 0; i < kSplitBatch; ++i) {
+    const float lse = __shfl_sync(0xffffffffu, lse_held[i / kSplitLanes], i % kSplitLanes);
+    if (i < splits) merge(lse, v[i]);
+  }
+  // Rows of more splits (an explicit num_splits, or the automatic count past kSplitBatch) load the rest
+  // kRestBatch at a time, each batch's lse and O in one round.
+  constexpr int kRestBatch = kSplitBatch / 2;
+  for (int s0 = kSplitBatch; s0 < splits; s0 += kRestBatch) {
+    float lse[kRestBatch];
+    float4 rest[kRestBatch][kGroupsPerLane];
+#pragma unroll
+    for (int i = 0; i < kRestBatch; ++i) {
       const int s = s0 + i;
       if (s < splits) {
         lse[i] = lse_partial[s * params.partial_rows];
-        const float4* o =
-            reinterpret_cast<const float4*>(params.o_partial + (s * params.partial_rows + row) * kHeadDimV);
 #pragma unroll
         for (int g = 0; g < kGroupsPerLane; ++g) {
           const int group = lane + 32 * g;
-          if (group < kGroups) v[i][g] = o[group];
+          if (group < kGroups) rest[i][g] = o_partial(s)[group];
         }
       }
     }
 #pragma unroll
-    for (int i = 0; i < kSplitBatch; ++i) {
-      if (s0 + i < splits) {
-        const float weight = split_scale(lse[i], max_lse) * inverse;
-#pragma unroll
-        for (int g = 0; g < kGroupsPerLane; ++g) {
-          acc[g].x += weight * v[i][g].x;
-          acc[g].y += weight * v[i][g].y;
-          acc[g].z += weight * v[i][g].z;
-          acc[g].w += weight * v[i][g].w;
-        }
-      }
+    for (int i = 0; i < kRestBatch; ++i) {
+      if (s0 + i < splits) merge(lse[i], rest[i]);
     }
   }
 
