@@ -23,7 +23,7 @@ for shape in "1 131072" "4 32768"; do
     echo "== $impl B $b L $len"; cat "$L/time_${impl}_b$b.log"
   done
   timeout 40 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
-    --section LaunchStats -k regex:'decode_sm80|combine_decode' --launch-skip 4 -c 2 -o "$L/ncu_ours_b$b" \
+    --section LaunchStats -k regex:'decode_sm80|combine_decode' --launch-skip 2 -c 2 -o "$L/ncu_ours_b$b" \
     python3 bench/decode_once.py --batch "$b" --length "$len" --runs 3 >"$L/ncu_ours_b$b.log" 2>&1
   echo "ncu ours B $b rc=$? at $((SECONDS - device_t0)) s"
 done
