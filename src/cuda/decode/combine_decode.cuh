@@ -33,8 +33,14 @@ __global__ void __launch_bounds__(kWarps * 32)
   if (row >= params.partial_rows) return;
   const int splits = params.num_splits;
   const float* lse_partial = params.lse_partial + row;  // split s at lse_partial[s * partial_rows]
-  const auto o_partial = [&](int s) {
-    return reinterpret_cast<const float4*>(params.o_partial + (s * params.partial_rows + row) * kHeadDimV);
+  // Split s's partial O of this row: the lane's 4-column groups.
+  const auto load_o = [&](int s, float4(&o)[kGroupsPerLane]) {
+    const float4* partial =
+        reinterpret_cast<const float4*>(params.o_partial + (s * params.partial_rows + row) * kHeadDimV);
+#pragma unroll
+    for (int g = 0; g < kGroupsPerLane; ++g) {
+      if (lane + 32 * g < kGroups) o[g] = partial[lane + 32 * g];
+    }
   };
 
   // Every load the first kSplitBatch splits need is issued before any is used: their O, and their lse
@@ -49,13 +55,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   float lse_held[kLseSlots];
 #pragma unroll
   for (int i = 0; i < kSplitBatch; ++i) {
-    if (i < splits) {
-#pragma unroll
-      for (int g = 0; g < kGroupsPerLane; ++g) {
-        const int group = lane + 32 * g;
-        if (group < kGroups) v[i][g] = o_partial(i)[group];
-      }
-    }
+    if (i < splits) load_o(i, v[i]);
   }
 #pragma unroll
   for (int k = 0; k < kLseSlots; ++k) {
@@ -111,11 +111,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       const int s = s0 + i;
       if (s < splits) {
         lse[i] = lse_partial[s * params.partial_rows];
-#pragma unroll
-        for (int g = 0; g < kGroupsPerLane; ++g) {
-          const int group = lane + 32 * g;
-          if (group < kGroups) rest[i][g] = o_partial(s)[group];
-        }
+        load_o(s, rest[i]);
       }
     }
 #pragma unroll
