@@ -25,11 +25,7 @@
 namespace flashattn::cuda::decode {
 
 inline constexpr int kAppendWarps = 4;   ///< Rows (one warp each) per CTA of the append kernel.
-/// Query rows (one warp each) per CTA of the combine kernel. One: a CTA of 32 threads at 185 registers fits on an
-/// SM beside two decode CTAs (2 x 23,552 + 6,144 of 65,536 registers), so the combine's CTAs are resident and
-/// waiting at griddepcontrol.wait before the decode grid ends, and a call with few rows (B 1: 32) spreads its
-/// partials' L2 reads over as many SMs as rows instead of a quarter of them.
-inline constexpr int kCombineWarps = 1;
+inline constexpr int kCombineWarps = 4;  ///< Query rows (one warp each) per CTA of the combine kernel.
 
 template <class Element>
 Status launch_append(const KVCacheParams& params, void* q_rotated, cudaStream_t stream) {
