@@ -25,7 +25,7 @@ int device_property(int index, int CudaDeviceProperties::*member) {
 }  // namespace
 
 int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, int num_sms, int ctas_per_sm,
-                          int head_dim, bool paged) {
+                          int head_dim, bool paged, int head_dim_v) {
   // The model's constants (kvcache_plan.hpp), in units of one D = 128 tile streamed by a CTA alone.
   constexpr double kSharedTileCost = 0.7;
   constexpr double kWaveCost = 6.0;
@@ -60,6 +60,13 @@ int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, in
     const double c = cost(s);
     if (c < best_cost) best = s, best_cost = c;
   }
+  // The combine's one-round batch where it loses no wave and at most one CTA slot in 16 (kvcache_plan.hpp).
+  const std::int64_t slots = sms * slots_per_sm;
+  const int round = combine_splits_per_round(head_dim_v > 0 ? head_dim_v : head_dim);
+  if (best > round && round <= max_splits && ctas_per_split * best <= slots &&
+      16 * ctas_per_split * round >= 15 * slots) {
+    return round;
+  }
   return best;
 }
 
@@ -87,7 +94,7 @@ KVCachePlan plan_kvcache(const KVCacheParams& params, int num_sms) {
                         ? params.num_splits
                         : choose_kvcache_splits(ctas_per_split, params.max_seqlen_k, num_sms,
                                                 decode_ctas_per_sm(params.head_dim), params.head_dim,
-                                                params.page_table != nullptr);
+                                                params.page_table != nullptr, params.head_dim_v);
   const std::size_t element = params.dtype == DType::fp32 ? 4 : 2;
   const std::size_t query_rows = static_cast<std::size_t>(params.batch) * params.seqlen_q_new * params.heads;
   std::size_t bytes = 0;

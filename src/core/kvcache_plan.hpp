@@ -48,10 +48,23 @@ constexpr int decode_ctas_per_sm(int head_dim) { return head_dim <= 192 ? 2 : 1;
 /// over B 1-64 x L 1k-128k, at most 2.5% off); a paged cache's (`paged`), one whose CTAs fill 80% of the
 /// CTA slots (unsplit at B 16 it read 3-7% slower). A function of the shapes only (never of
 /// cache_seqlens), so the same launch serves any lengths.
+/// Past the combine kernel's one-round batch (combine_splits_per_round), when that batch's CTAs already
+/// fill all but one in 16 of the CTA slots and the model's count runs in one wave too, the batch is taken
+/// instead: the cache is read at HBM's rate either way, and each split past the batch costs every row of
+/// the combine another dependent L2 round. Measured at B 1, Hk 8, D 128 on 132 SMs (docs/PERF.md, session
+/// 49): 32 splits faster than the model's 33 in every sweep that timed both, at L 131,072 on the H200 of
+/// session 21 (+0.4%) and on H100s in sessions 35, 38, 43 (+0.2-0.6%, paged 16 +0.5-0.6%) and 49 (+1.1%,
+/// and +0.6-0.9% at L 126k and 130k); 31 and 30 splits as slow as 33. `head_dim_v` (0: `head_dim`) sizes
+/// the combine's batch.
 /// Not modelled: L2 residency of small caches (H200: 60 MB L2). Not measured: head dims other than 128
 /// (the tile cost scales with D by assumption).
 int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, int num_sms, int ctas_per_sm,
-                          int head_dim, bool paged = false);
+                          int head_dim, bool paged = false, int head_dim_v = 0);
+
+/// Splits whose partials the combine kernel (src/cuda/decode/combine_decode.cuh, which static_asserts the
+/// same number) loads for a row in one round: a lane holds ceil(Dv / 128) float4 column groups of each
+/// split's O, 32 float4 registers in all, so 32 splits up to Dv = 128 and 16 above.
+constexpr int combine_splits_per_round(int head_dim_v) { return 32 / ((head_dim_v + 127) / 128); }
 
 /// Whether the num_splits CTAs of each of `work_items` (batch, kv head, row block) combine inside one
 /// thread-block cluster (sm90: no partials, no combine kernel) rather than through the combine kernel:

@@ -10,6 +10,7 @@
 
 #include <cutlass/array.h>
 
+#include "core/kvcache_plan.hpp"
 #include "cuda/decode/decode_kernel_params.hpp"
 #include "cuda/decode/split_weights.cuh"
 
@@ -50,6 +51,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   constexpr int kSplitBatch = 32 / kGroupsPerLane;
   constexpr int kLseSlots = kSplitBatch / kSplitLanes;  ///< lse values a lane holds for the first batch.
   static_assert(kSplitBatch % kSplitLanes == 0, "a batch deals whole half-warps of splits");
+  static_assert(kSplitBatch == core::combine_splits_per_round(kHeadDimV), "the split rule's batch is this");
   const int slot = lane % kSplitLanes;
   float4 v[kSplitBatch][kGroupsPerLane];
   float lse_held[kLseSlots];
