@@ -12,6 +12,6 @@ if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
 fi
 source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-FLASHATTN_HEAD_DIMS="128" AB_FAMILIES="kvcache_sm80" AB_TESTS='KVCacheCuda.*' AB_TESTS_TIMEOUT=150 \
+FLASHATTN_HEAD_DIMS="128" AB_FAMILIES="fwd_sm90;kvcache_sm80" AB_TESTS='KVCacheCuda.*' AB_TESTS_TIMEOUT=150 \
   AB_PEERS_ARGS="--op decode" device_ab "$L/ab" 300
 echo "done at $((SECONDS - device_t0)) s"
