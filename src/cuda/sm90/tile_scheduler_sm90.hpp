@@ -23,11 +23,6 @@
 //    longest with its second shortest, ... (equal work per pair under a causal mask) — heads outermost: a
 //    CTA computes pair k * ctas + cta in its rounds 2k and 2k + 1 (the snake's positions of those rounds),
 //    and the pairs of a head run in one round. An odd count's middle tile goes alone, after every pair.
-//    A partial last round pair (R pairs, R < ctas) would leave R CTAs a whole pair more than the others; with
-//    an even tile count its 2R tiles are dealt singly instead, longest first in the snake (CTA c takes
-//    tiles c and 2 * ctas - 1 - c of the list), so the longest share ends one tile, not one pair, past the
-//    rest: at causal S 512 (4 query tiles, 1,024 pairs on 132 CTAs) 39 key tiles instead of 40, at GQA B 8
-//    S 4k (32 tiles) 1,043 instead of 1,056, against means of 38.8 and 1,024.
 //  - Unmasked problems have tiles of equal length: heads outermost, so the CTAs that run together read one
 //    or a few heads' K and V and share them in L2.
 // (A static order needs no counter in device memory, so launches stay independent of each other.)
@@ -93,16 +88,6 @@ class PersistentTileScheduler {
     int section_tiles = 0;       ///< Longest first: m_blocks * section_heads.
     int sections = 1;            ///< Longest first: batch_heads / section_heads.
     bool paired = false;         ///< Pairs of one head's tiles, longest with shortest, heads outermost.
-    /// Paired, even tile count: the first position of the partial last round pair, whose pairs' tiles are
-    /// dealt singly, longest first (order.positions when there is none). Its pairs are those of (batch,
-    /// head) tail_head from its pair tail_first_pair on and of the tail_heads_after (batch, head)s after it,
-    /// so rank r (0: the last query tile) has a tile of tail_head when tail_first_pair <= r < m_blocks -
-    /// tail_first_pair, and one of each later (batch, head) always; the list runs rank by rank, heads in
-    /// order within a rank.
-    std::int64_t tail_start = 0;
-    int tail_head = 0;
-    int tail_first_pair = 0;
-    int tail_heads_after = 0;
     // The divisors of tile(), which every CTA's producer and consumer warps decode each tile with.
     core::FastDivisor by_m_blocks;
     core::FastDivisor by_heads;
@@ -111,8 +96,6 @@ class PersistentTileScheduler {
     core::FastDivisor by_section_heads;
     core::FastDivisor by_section_positions;  ///< section_tiles padded to whole round pairs
     core::FastDivisor by_sections;
-    core::FastDivisor by_tail_heads_after;  ///< tail_heads_after (1 when that is 0)
-    core::FastDivisor by_tail_heads;        ///< tail_heads_after + 1
   };
 
   /// Host: the order of `params` on a device of `multiprocessors` SMs.
@@ -145,15 +128,6 @@ class PersistentTileScheduler {
       order.sections = order.batch_heads / order.section_heads;
       order.positions = std::int64_t{section_positions} * order.sections;
     }
-    order.tail_start = order.positions;
-    if (order.paired && order.m_blocks % 2 == 0 && pairs % order.ctas != 0) {
-      const int full = order.m_blocks / 2;
-      const std::int64_t first_tail_pair = pairs / order.ctas * order.ctas;
-      order.tail_start = 2 * first_tail_pair;
-      order.tail_head = static_cast<int>(first_tail_pair / full);
-      order.tail_first_pair = static_cast<int>(first_tail_pair - std::int64_t{order.tail_head} * full);
-      order.tail_heads_after = order.batch_heads - order.tail_head - 1;
-    }
     order.by_m_blocks = core::FastDivisor(std::max(order.m_blocks, 1));
     order.by_heads = core::FastDivisor(std::max(order.heads, 1));
     order.by_ctas = core::FastDivisor(std::max(order.ctas, 1));
@@ -161,8 +135,6 @@ class PersistentTileScheduler {
     order.by_section_heads = core::FastDivisor(std::max(order.section_heads, 1));
     order.by_section_positions = core::FastDivisor(section_positions);
     order.by_sections = core::FastDivisor(order.sections);
-    order.by_tail_heads_after = core::FastDivisor(std::max(order.tail_heads_after, 1));
-    order.by_tail_heads = core::FastDivisor(order.tail_heads_after + 1);
     return order;
   }
 
@@ -181,29 +153,7 @@ class PersistentTileScheduler {
     const int index = static_cast<int>(position);
     int rank;  // 0 = the last query tile of a head
     int batch_head;
-    if (index >= order.tail_start) {
-      // The partial last round pair's tiles, one per position, rank by rank (see Order::tail_start).
-      const int t = index - static_cast<int>(order.tail_start);
-      const int after = order.tail_heads_after;
-      const int outer = order.tail_first_pair * after;  // ranks [0, tail_first_pair), later heads only
-      const int middle = (order.m_blocks - 2 * order.tail_first_pair) * (after + 1);
-      if (t < outer) {
-        rank = order.by_tail_heads_after.div(t);
-        batch_head = order.tail_head + 1 + (t - rank * after);
-      } else if (t < outer + middle) {
-        const int u = t - outer;
-        const int step = order.by_tail_heads.div(u);
-        rank = order.tail_first_pair + step;
-        batch_head = order.tail_head + (u - step * (after + 1));
-      } else if (t < 2 * outer + middle) {
-        const int u = t - outer - middle;
-        const int step = order.by_tail_heads_after.div(u);
-        rank = order.m_blocks - order.tail_first_pair + step;
-        batch_head = order.tail_head + 1 + (u - step * after);
-      } else {
-        return {order.m_blocks, 0, 0};
-      }
-    } else if (order.paired) {
+    if (order.paired) {
       // CTA c's snake positions of rounds 2k and 2k + 1 hold the two halves of pair k * ctas + c.
       const int round = order.by_ctas.div(index);
       const int lane = index - round * order.ctas;
