@@ -5,7 +5,8 @@
 # kernels read the cache at cuDNN's rate; replayed back to back, ours spent 5.4-5.9 us beyond its decode kernel
 # at B 1 L 128k with 33 splits, cuDNN 1.0-1.8). ncu with --cache-control none, so that the split partials the
 # decode kernel wrote are still in L2 when the combine reads them, as in a real call: the duration of our
-# combine and of cuDNN's lean_reduction_kernel at B 1 L 128k (32 splits) and B 4 L 32k (8), warm.
+# combine and of cuDNN's lean_reduction_kernel at B 1 L 128k (32 splits) and B 4 L 32k (8), warm; then B 1 L 1k
+# timed at 4-16 splits (the cluster path) against cuDNN.
 # Prepare: git rev-parse HEAD > .commit; carry ["third_party/cutlass", ".commit"]; run through
 # ../../h200-gpu-logs-20261204-s28/wrap.sh.
 set -uo pipefail
@@ -28,4 +29,11 @@ for shape in "1 131072" "4 32768"; do
 done
 grep -E "^  [a-zA-Z_].*\(|Duration|SM Active Cycles|DRAM Throughput" "$L"/ncu_*_details.txt | head -60
 rm -f "$L"/*.ncu-rep
+# B 1 L 1k (0.968x cuDNN on the H100 in call 6: 11.6 us against 11.3) at the cluster path's split counts.
+for s in 8 4 6 12 16 8; do
+  echo "== B 1 L 1k, $s splits: $(timeout 30 python3 bench/decode_once.py --batch 1 --length 1024 --num-splits $s \
+    --time 100 2>&1 | grep -E 'cluster_size|peers.time' | sed 's/.*cluster_size.: \([0-9]*\).*/cluster \1/' | tr '\n' ' ')"
+done
+echo "== cudnn B 1 L 1k: $(timeout 30 python3 bench/decode_once.py --impl cudnn --batch 1 --length 1024 --time 100 2>&1 |
+  grep -E 'peers.time')"
 echo "done at $((SECONDS - device_t0)) s"
