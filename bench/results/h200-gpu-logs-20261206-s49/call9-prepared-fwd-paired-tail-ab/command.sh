@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Prepared in session 49 (not run). The sm90 forward's paired order with its partial last round of pairs dealt
-# as single tiles, longest first in the snake (3e6e49c), against main without it (3e6e49c's parent). The
-# static work model (tests/cpu TheLastPartialRoundOfPairsDealsSingleTilesLongestFirst) puts the largest CTA
-# share of key tiles at: causal S 512 D 128 40 -> 39 (+2.6%), D 64 80 -> 79 (+1.3%), S 1k D 128 72 -> 71
-# (+1.4%), D 256 36 -> 35 (+2.9%), S 2k D 64 / 128 +0.4 / +0.7%, GQA B 8 S 4k 1,056 -> 1,043 (+1.2%), so
-# predicted: those cells +0.5-2.5% (the model is an upper bound: CTAs drift out of step), full masks and
-# unpaired causal cells (S >= 4k at D 128, S >= 2k at D 256, GQA B 1) unchanged (the same order).
+# Prepared in session 49 (not run). The sm90 forward's paired order with its partial last round pair (or it
+# and the whole round pair before it, whichever the host counts as better balanced) dealt as single tiles,
+# longest first in the snake (4a50825), against main without it (its parent, eebe6a8). The static work model
+# (tests/cpu TheLastPartialRoundOfPairsDealsSingleTilesLongestFirst) puts the largest CTA share of key tiles,
+# causal, at: D 128 S 512 40 -> 39 (+2.6%), S 1k 72 -> 70 (+2.9%), S 2k 136 -> 133 (+2.3%); D 64 S 512 80 -> 78
+# (+2.6%), S 1k 144 -> 141 (+2.1%), S 4k 253 -> 248 (+2.0%); D 256 S 1k 36 -> 35 (+2.9%); GQA B 8 S 4k
+# 1,056 -> 1,025 (+3.0%). Predicted: those cells +0.5-3% (the model is an upper bound: CTAs drift out of
+# step); D 64 S 2k (11 tiles of 192 rows: odd, no tail), D 256 S 512 (no gain in the model), full masks and
+# unpaired causal cells (D 128 S >= 4k, D 256 S >= 2k, GQA B 1) unchanged: the same order.
 # Keep if the causal geomean >= 1.005 with D 128 S 512 >= 1.01, no cell < 0.99, CudaForwardSm90.* pass.
-# Prepare: git checkout 3e6e49c -- src/cuda/sm90/tile_scheduler_sm90.hpp tests/cpu/test_tile_scheduler_sm90.cpp
-# (the working tree is the change; unstage and restore after); .ab/base.tar.gz from main (git archive HEAD
-# ... ':!bench/results'); git rev-parse HEAD > .commit; carry [".ab", "third_party/cutlass", ".commit"]; run
-# through ../../h200-gpu-logs-20261204-s28/wrap.sh (~420 s).
+# Prepare: git checkout 4a50825 -- src/cuda/sm90/tile_scheduler_sm90.hpp tests/cpu/test_tile_scheduler_sm90.cpp
+# (the working tree is the change; git reset, and restore both files after); .ab/base.tar.gz from main
+# (git archive HEAD -o .ab/base.tar -- . ':!bench/results', gzip); git rev-parse HEAD > .commit; carry
+# [".ab", "third_party/cutlass", ".commit"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (~420 s).
 set -uo pipefail
 source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
