@@ -7,7 +7,8 @@
 #   device_peers "$L" fwd 90 --op fwd --impls flashattn,cudnn
 #   AB_TESTS='CudaBackwardSm90.*' AB_PEERS_ARGS="--op bwd" device_ab "$L/ab" 360   # scripts/ab, .ab/base.tar
 #   device_memcheck "$L/memcheck" 'CudaBackwardSm90.LengthsOffTileMultiples' 60
-# Every helper prints one line with the seconds since the first helper's call. Sourcing it also sets L to
+#   device_cli_tflops "$L/run.json"     # "TFLOP/s verdict kernel" of a `flashattn bench --json` report
+# Every helper but device_cli_tflops prints one line with the seconds since the first helper's call. Sourcing it also sets L to
 # $OUT/logs (created) and exports FLASHATTN_COMMIT from .commit when the call carried one, the two lines every
 # call script began with.
 device_t0=${device_t0:-$SECONDS}
@@ -63,6 +64,13 @@ device_ab() {
   grep -E "^(ab:|[0-9]|rows|D |geometric)" "$out.log"
   grep -hE "^\[  (     OK|FAILED|  SKIPPED) \]" "$out"/tests*.log 2>/dev/null | head -20
   rm -f "$out/change/build.log"
+}
+
+# device_cli_tflops JSON: "TFLOP/s verdict kernel" of the first result of a `flashattn bench --json` report.
+device_cli_tflops() {
+  python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print(round(r["gflops"] / 1e3, 1), "TFLOP/s", "verified" if r["verify"]["passed"] else "NOT VERIFIED", r["kernel"])' "$1" 2>&1
 }
 
 # device_memcheck OUTDIR FILTER SECONDS: compute-sanitizer memcheck of the GPU tests FILTER names (the build

@@ -21,11 +21,6 @@ source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 FLASHATTN_HEAD_DIMS="64;128;256" FLASHATTN_DTYPES="bf16" FLASHATTN_KERNEL_FAMILIES="fwd_sm90" \
   FLASHATTN_GPU_STEPS=build device_build "$L/build" 150
-tflops() {  # a CLI report's TFLOP/s, verdict and kernel
-  python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))["results"][0]
-print(round(r["gflops"] / 1e3, 1), "TFLOP/s", "verified" if r["verify"]["passed"] else "NOT VERIFIED", r["kernel"])' "$1" 2>&1
-}
 shapes=("d128_s16k 128 1 16 16384" "d128_s16896 128 1 16 16896" "d128_s4k 128 4 16 4096" "d128_s4224 128 4 16 4224"
         "d256_s16k 256 1 8 16384" "d256_s16896 256 1 8 16896" "d64_h32_s1k 64 16 32 1024" "d64_h33_s1k 64 16 33 1024")
 for round in 1 2 3; do
@@ -34,7 +29,7 @@ for round in 1 2 3; do
     timeout 60 build-gpu/flashattn bench --backend cuda --op fwd --batch "$batch" --heads "$heads" \
       --seqlen-q "$seqlen" --head-dim "$dim" --samples 20 --warmup 5 --quiet --json "$L/${name}_$round.json" \
       > "$L/${name}_$round.log" 2>&1
-    echo "$name round $round rc=$? at $((SECONDS - device_t0)) s: $(tflops "$L/${name}_$round.json")"
+    echo "$name round $round rc=$? at $((SECONDS - device_t0)) s: $(device_cli_tflops "$L/${name}_$round.json")"
   done
 done
 echo "done at $((SECONDS - device_t0)) s"
