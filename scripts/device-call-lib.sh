@@ -8,9 +8,9 @@
 #   AB_TESTS='CudaBackwardSm90.*' AB_PEERS_ARGS="--op bwd" device_ab "$L/ab" 360   # scripts/ab, .ab/base.tar
 #   device_memcheck "$L/memcheck" 'CudaBackwardSm90.LengthsOffTileMultiples' 60
 #   device_cli_tflops "$L/run.json"     # "TFLOP/s verdict kernel" of a `flashattn bench --json` report
-# Every helper but device_cli_tflops prints one line with the seconds since the first helper's call. Sourcing it also sets L to
-# $OUT/logs (created) and exports FLASHATTN_COMMIT from .commit when the call carried one, the two lines every
-# call script began with.
+# Every helper but device_cli_tflops prints one line with the seconds since the first helper's call.
+# Sourcing it also sets L to $OUT/logs (created) and exports FLASHATTN_COMMIT from .commit when the call
+# carried one, the two lines every call script began with.
 device_t0=${device_t0:-$SECONDS}
 # shellcheck disable=SC2034  # L is the sourcing script's
 L=${OUT:?device-call-lib.sh: OUT must name the device call output folder}/logs
