@@ -23,6 +23,14 @@
 //    longest with its second shortest, ... (equal work per pair under a causal mask) — heads outermost: a
 //    CTA computes pair k * ctas + cta in its rounds 2k and 2k + 1 (the snake's positions of those rounds),
 //    and the pairs of a head run in one round. An odd count's middle tile goes alone, after every pair.
+//    A partial last round pair (R pairs, R < ctas) would leave R CTAs a whole pair more than the others; with
+//    an even tile count its 2R tiles are dealt singly instead, longest first in the snake (CTA c takes
+//    tiles c and 2 * ctas - 1 - c of the list), or those of it and of the whole round pair before it (four
+//    rounds of the snake), whichever leaves the smaller largest share of a causal mask's work (the host
+//    counts it), and only where that share is smaller than whole pairs leave (singles cost L2 reuse). Largest
+//    shares in key tiles (causal; 1,024-4,096 pairs on 132 CTAs), whole pairs -> this, against the mean:
+//    D 128 S 512 40 -> 39 (38.8), S 1k 72 -> 70 (69.8), S 2k 136 -> 133 (131.9); D 64 S 512 80 -> 78 (77.6);
+//    GQA B 8 S 4k 1,056 -> 1,025 (1,024). Measured on an H100 (docs/PERF.md, session 50): +0.1-2.4% there.
 //  - Unmasked problems have tiles of equal length: heads outermost, so the CTAs that run together read one
 //    or a few heads' K and V and share them in L2.
 // (A static order needs no counter in device memory, so launches stay independent of each other.)
@@ -30,6 +38,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "core/fast_divisor.hpp"
 #include "core/heuristics.hpp"
@@ -88,6 +97,16 @@ class PersistentTileScheduler {
     int section_tiles = 0;       ///< Longest first: m_blocks * section_heads.
     int sections = 1;            ///< Longest first: batch_heads / section_heads.
     bool paired = false;         ///< Pairs of one head's tiles, longest with shortest, heads outermost.
+    /// Paired, even tile count: the first position of the last one or two round pairs, whose pairs' tiles
+    /// are dealt singly, longest first (order.positions when there is none). Its pairs are those of (batch,
+    /// head) tail_head from its pair tail_first_pair on and of the tail_heads_after (batch, head)s after it,
+    /// so rank r (0: the last query tile) has a tile of tail_head when tail_first_pair <= r < m_blocks -
+    /// tail_first_pair, and one of each later (batch, head) always; the list runs rank by rank, heads in
+    /// order within a rank.
+    std::int64_t tail_start = 0;
+    int tail_head = 0;
+    int tail_first_pair = 0;
+    int tail_heads_after = 0;
     // The divisors of tile(), which every CTA's producer and consumer warps decode each tile with.
     core::FastDivisor by_m_blocks;
     core::FastDivisor by_heads;
@@ -96,6 +115,8 @@ class PersistentTileScheduler {
     core::FastDivisor by_section_heads;
     core::FastDivisor by_section_positions;  ///< section_tiles padded to whole round pairs
     core::FastDivisor by_sections;
+    core::FastDivisor by_tail_heads_after;  ///< tail_heads_after (1 when that is 0)
+    core::FastDivisor by_tail_heads;        ///< tail_heads_after + 1
   };
 
   /// Host: the order of `params` on a device of `multiprocessors` SMs.
@@ -135,7 +156,50 @@ class PersistentTileScheduler {
     order.by_section_heads = core::FastDivisor(std::max(order.section_heads, 1));
     order.by_section_positions = core::FastDivisor(section_positions);
     order.by_sections = core::FastDivisor(order.sections);
+    order.tail_start = order.positions;  // no tail unless set below
+    if (order.paired && order.m_blocks % 2 == 0 && pairs % order.ctas != 0) {
+      // The partial last round pair dealt singly, or it and the whole round pair before it: whichever
+      // leaves the smaller largest share (causal S 512 D 128: 39 key tiles against 40; D 64: 79 against 78).
+      const std::int64_t whole = pairs / order.ctas * order.ctas;
+      set_tail(order, whole);
+      if (whole > 0) {
+        const std::int64_t one_round_pair = largest_causal_share(order);
+        set_tail(order, whole - order.ctas);
+        if (largest_causal_share(order) >= one_round_pair) set_tail(order, whole);
+      }
+      // Singles spread a head's tiles over more rounds than its pairs do, so its K and V stay in L2 for
+      // fewer of their re-reads: kept only where they shorten the largest share (D 256 S 512, B 32 x H 8:
+      // 20 key tiles either way, and 0.973x measured with singles; docs/PERF.md, session 50).
+      const std::int64_t whole_pairs_share = (pairs + order.ctas - 1) / order.ctas * (order.m_blocks + 1);
+      if (largest_causal_share(order) >= whole_pairs_share) order.tail_start = order.positions;
+    }
     return order;
+  }
+
+  /// Host: deals the tiles of the paired order's pairs from `first_pair` on singly (Order::tail_start; all of
+  /// them pairs when first_pair * 2 is order.positions). `first_pair` is a whole number of rounds of pairs.
+  static void set_tail(Order& order, std::int64_t first_pair) {
+    const int full = std::max(order.m_blocks / 2, 1);
+    order.tail_start = 2 * first_pair;
+    order.tail_head = static_cast<int>(first_pair / full);
+    order.tail_first_pair = static_cast<int>(first_pair - std::int64_t{order.tail_head} * full);
+    order.tail_heads_after = std::max(order.batch_heads - order.tail_head - 1, 0);
+    order.by_tail_heads_after = core::FastDivisor(std::max(order.tail_heads_after, 1));
+    order.by_tail_heads = core::FastDivisor(order.tail_heads_after + 1);
+  }
+
+  /// Host: the largest CTA share of `order` (paired, with a tail) in key tiles of a causal mask on square
+  /// tiles (query tile m walks m + 1), the pairs before the tail counted whole (m_blocks + 1 each).
+  static std::int64_t largest_causal_share(const Order& order) {
+    std::vector<std::int64_t> share(order.ctas, order.tail_start / (2 * order.ctas) * (order.m_blocks + 1));
+    for (std::int64_t index = order.tail_start; index < order.positions; ++index) {
+      const Tile tile = PersistentTileScheduler::tile(order, index);
+      if (tile.m_block == order.m_blocks) break;  // past the tail's last tile
+      const std::int64_t round = index / order.ctas;
+      const int lane = static_cast<int>(index - round * order.ctas);
+      share[(round & 1) == 0 ? lane : order.ctas - 1 - lane] += tile.m_block + 1;
+    }
+    return *std::max_element(share.begin(), share.end());
   }
 
   /// The position in the order of the tile CTA `cta` of `ctas` computes in its round `round` (may be
@@ -153,7 +217,29 @@ class PersistentTileScheduler {
     const int index = static_cast<int>(position);
     int rank;  // 0 = the last query tile of a head
     int batch_head;
-    if (order.paired) {
+    if (index >= order.tail_start) {
+      // The last round pairs' tiles, one per position, rank by rank (see Order::tail_start).
+      const int t = index - static_cast<int>(order.tail_start);
+      const int after = order.tail_heads_after;
+      const int outer = order.tail_first_pair * after;  // ranks [0, tail_first_pair), later heads only
+      const int middle = (order.m_blocks - 2 * order.tail_first_pair) * (after + 1);
+      if (t < outer) {
+        rank = order.by_tail_heads_after.div(t);
+        batch_head = order.tail_head + 1 + (t - rank * after);
+      } else if (t < outer + middle) {
+        const int u = t - outer;
+        const int step = order.by_tail_heads.div(u);
+        rank = order.tail_first_pair + step;
+        batch_head = order.tail_head + (u - step * (after + 1));
+      } else if (t < 2 * outer + middle) {
+        const int u = t - outer - middle;
+        const int step = order.by_tail_heads_after.div(u);
+        rank = order.m_blocks - order.tail_first_pair + step;
+        batch_head = order.tail_head + 1 + (u - step * after);
+      } else {
+        return {order.m_blocks, 0, 0};
+      }
+    } else if (order.paired) {
       // CTA c's snake positions of rounds 2k and 2k + 1 hold the two halves of pair k * ctas + c.
       const int round = order.by_ctas.div(index);
       const int lane = index - round * order.ctas;
