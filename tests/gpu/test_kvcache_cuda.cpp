@@ -404,6 +404,39 @@ TEST(KVCacheCuda, ASequenceResultDoesNotDependOnItsBatchNeighbours) {
   }
 }
 
+// On sm90 a call's splits combine inside their clusters when all its clusters fit the GPU at once, through
+// the combine kernel otherwise; the two paths merge in the same order (split_weights.cuh), so a sequence's
+// result is bitwise the same alone (8 clusters of 8 CTAs) and among 7 others (64 clusters, 512 CTAs: more
+// than an H100's or H200's 264 CTA slots, so the combine kernel).
+TEST(KVCacheCuda, TheClusterAndTheCombineKernelAgreeBitwise) {
+  SKIP_WITHOUT_GPU();
+  const auto props = cuda_device_properties(0);
+  if (!props || props->sm_major < 9 ||
+      capabilities(Device{DeviceKind::cuda, 0}, CudaPath::hopper, Op::forward).dtypes.empty()) {
+    GTEST_SKIP() << "the cluster path needs sm90 and a build for it";
+  }
+  DecodeProblem many;
+  many.heads = 32;
+  many.heads_kv = 8;
+  many.capacity = 1024;
+  many.num_splits = 8;
+  for (int b = 0; b < 8; ++b) many.lengths.push_back(1 + (b * 397) % 1000);
+  many.lengths[5] = 1000;
+  for (DecodeProblem pb : for_each_kernel(many)) {
+    DecodeCall crowd = make_kvcache_tensors(pb, next_seed());
+    DecodeProblem alone_pb = pb;
+    alone_pb.lengths = {1000};
+    DecodeCall alone = make_kvcache_tensors(alone_pb, next_seed());
+    copy_sequence(crowd, 5, alone, 0);
+    RunInfo crowd_info, alone_info;
+    ASSERT_TRUE(run(crowd, &crowd_info).ok());
+    ASSERT_TRUE(run(alone, &alone_info).ok());
+    EXPECT_EQ(crowd_info.cluster_size, 0) << describe(pb);
+    EXPECT_EQ(alone_info.cluster_size, 8) << describe(alone_pb);
+    expect_sequence_bitwise_equal(crowd, 5, alone, 0, describe(pb) + " vs alone");
+  }
+}
+
 // Reruns on the same inputs (the append rewrites the same rows with the same values) are bitwise
 // identical, automatic splits and ALiBi included.
 TEST(KVCacheCuda, RerunsAreBitwiseIdentical) {
