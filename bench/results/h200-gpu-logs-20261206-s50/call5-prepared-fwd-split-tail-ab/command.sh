@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prepared in session 50 (not run; any GPU with 132 SMs, ~540 s). The sm90 forward's split tail (32d2228): an
+# Prepared in session 50 (not run; any GPU with 132 SMs, ~540 s). The sm90 forward's split tail (29eb737, 32d2228 with
+# a comment corrected; call 6 ran 32d2228 at D 128): an
 # unmasked call whose equal tiles end in a partial round walks its last whole round and the partial one as a
 # stream of key tiles in equal stretches, a tile cut between two CTAs merged by the one holding its key tile 0
 # through the workspace (a slot per CTA, flags cleared per call), from 8 key tiles a tile; unpaired kernels
@@ -12,7 +13,7 @@
 # 1.005, no cell < 0.99, CudaForwardSm90.* pass (PartialRoundsOfEqualTilesCutTilesBetweenCtas among them),
 # memcheck clean. Then the same tail-bound pairs as call 1 on the change (S 4k / 4224: the filled shape
 # should now run within ~0.5%).
-# Prepare: git checkout 32d2228 -- src tests (the working tree is the change; git reset, restore after);
+# Prepare: git checkout 29eb737 -- src tests (the working tree is the change; git reset, restore after);
 # .ab/base.tar.gz from main (git archive HEAD -o .ab/base.tar -- . ':!bench/results', gzip); git rev-parse HEAD
 # > .commit; carry [".ab", "third_party/cutlass", ".commit"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh
 # (limit 570).
