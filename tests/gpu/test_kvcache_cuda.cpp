@@ -293,6 +293,14 @@ TEST(KVCacheCuda, RotaryEmbeddingMatchesOracle) {
   }
 }
 
+/// Whether the decode kernel has its cluster code here: built for 90a (the sm90 forward exists) and running
+/// on sm90.
+bool has_cluster_path() {
+  const auto props = cuda_device_properties(0);
+  return props && props->sm_major >= 9 &&
+         !capabilities(Device{DeviceKind::cuda, 0}, CudaPath::hopper, Op::forward).dtypes.empty();
+}
+
 // Every split count passes the oracle rule (the same answer within rounding), empty splits included
 // (32 splits of a 65-key sequence), and the automatic choice records a count >= 1. On sm90 up to 16 splits
 // combine inside their thread-block cluster when all the call's clusters fit the GPU at once (2 and 3
@@ -300,11 +308,7 @@ TEST(KVCacheCuda, RotaryEmbeddingMatchesOracle) {
 // 33 and 56 splits take the combine kernel past its first batch (32 splits, 16 at D 256).
 TEST(KVCacheCuda, SplitCountsAgreeWithinRounding) {
   SKIP_WITHOUT_GPU();
-  // Built for 90a (the sm90 forward exists) and running on sm90: the decode kernel has its cluster code.
-  const auto props = cuda_device_properties(0);
-  const bool clusters =
-      props && props->sm_major >= 9 &&
-      !capabilities(Device{DeviceKind::cuda, 0}, CudaPath::hopper, Op::forward).dtypes.empty();
+  const bool clusters = has_cluster_path();
   for (int splits : {1, 2, 3, 8, 16, 32, 33, 56, 0}) {
     DecodeProblem base;
     base.heads = 32;
@@ -410,11 +414,7 @@ TEST(KVCacheCuda, ASequenceResultDoesNotDependOnItsBatchNeighbours) {
 // than an H100's or H200's 264 CTA slots, so the combine kernel).
 TEST(KVCacheCuda, TheClusterAndTheCombineKernelAgreeBitwise) {
   SKIP_WITHOUT_GPU();
-  const auto props = cuda_device_properties(0);
-  if (!props || props->sm_major < 9 ||
-      capabilities(Device{DeviceKind::cuda, 0}, CudaPath::hopper, Op::forward).dtypes.empty()) {
-    GTEST_SKIP() << "the cluster path needs sm90 and a build for it";
-  }
+  if (!has_cluster_path()) GTEST_SKIP() << "the cluster path needs sm90 and a build for it";
   DecodeProblem many;
   many.heads = 32;
   many.heads_kv = 8;
