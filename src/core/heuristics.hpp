@@ -127,15 +127,6 @@ constexpr FwdPairsSm90 fwd_pairs_sm90(long long heads, long long heads_kv, long 
   return FwdPairsSm90::none;
 }
 
-/// Whether the Hopper forward walks a partial last round of equal tiles (unmasked, one length) as a stream of
-/// key tiles cut into equal stretches, a tile cut between two CTAs merged through the workspace
-/// (cuda/sm90/split_tail_sm90.cuh), given the tiles' `key_tiles`. A partial last round costs what the
-/// list-scheduling model says: D 128 S 4k (15.52 rounds) ran 3.1% slower than S 4224 (16 whole rounds),
-/// D 64 S 1k (31.03) 1.8% (H100, docs/PERF.md, session 50). The stream saves up to half a tile's time; the
-/// workspace's allocation and the flags' clearing cost ~1-2 µs a call, as much as a tile of few key tiles
-/// saves, so from 8 key tiles a tile.
-constexpr bool fwd_split_tail_sm90(long long key_tiles) { return key_tiles >= 8; }
-
 /// Whether the Hopper forward's persistent CTAs take a masked problem's query tiles in pairs — a head's
 /// longest tile, then its shortest; its second longest, then its second shortest; ... — rather than in
 /// one global longest-first order (cuda/sm90/tile_scheduler_sm90.hpp). Both balance the CTAs (a causal pair

@@ -396,34 +396,6 @@ TEST(CudaForwardSm90, FullMaskQueryTilePairsShareTheirKvLoads) {
 
 // D != Dv pairs (D 192 / Dv 128) on the sm90 kernel of the pair: Q·Kᵀ over D, P·V and O over Dv, O staged
 // in Q's shared memory (forward_suite.hpp's head_dim_pair_cases).
-// Unmasked calls whose equal tiles end in a partial round of the persistent CTAs walk that round and the one
-// before as a stream of key tiles (PersistentTileScheduler::Order::stream_start, from 8 key tiles a tile):
-// tiles cut between two CTAs, the later key tiles' rows left in the workspace and merged by the CTA holding
-// the tile's key tile 0. 150 one-block tiles (B 3 x H 50) on 132 SMs (or 114): every tile is in the stream.
-// 2,100 keys give 17-27 key tiles a tile (D 64's 192-row tile of three consumer warpgroups among them) and a
-// partial last key tile, so the cuts fall inside tiles on both sides of the masked one; 1,000 keys give the
-// short-key tiles, 8-13 key tiles. With ALiBi and softcap, which the merge must keep; RunInfo counts the cut
-// tiles; reruns bitwise identical (the merge's order is fixed).
-TEST(CudaForwardSm90, PartialRoundsOfEqualTilesCutTilesBetweenCtas) {
-  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
-  for (int head_dim : caps.head_dims) {
-    const Case plain = make_dense_case(caps.dtypes.front(), head_dim, 3, 50, 50, 64, 2100, 5001 + head_dim);
-    Case scored = plain;
-    scored.alibi = true;
-    scored.softcap = 30.0f;
-    scored.seed += 1;
-    Case short_keys = plain;
-    short_keys.seqlen_k = 1000;
-    short_keys.seed += 2;
-    for (const Case& c : {plain, scored, short_keys}) {
-      const CaseResult result = run_case(c, Op::forward, kHopper);
-      EXPECT_TRUE(result.status.ok() && result.passed) << summary(result);
-      EXPECT_GT(result.info.cut_tiles, 0) << summary(result);  // RunInfo says the tail was cut
-    }
-    EXPECT_TRUE(reruns_bitwise_equal(plain, Op::forward, kHopper, 5)) << describe(plain);
-  }
-}
-
 TEST(CudaForwardSm90, HeadDimPairsMatchOracle) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
   if (caps.head_dim_pairs.empty()) GTEST_SKIP() << "no sm90 D != Dv forward kernel is built";
