@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 51, call 2 (any GPU with 132 SMs, ~520 s). The sm90 forward's split tail as f053227 but not in
+# Session 51, call 2 (any GPU with 132 SMs, ~460 s). The sm90 forward's split tail as f053227 but not in
 # cluster pairs (fwd_split_tail_allowed_sm90 excludes kKvMulticast; the test's pair case dropped): call 1 ran
 # f053227 and its new GPU test (PartialRoundsOfEqualTilesCutTilesBetweenCtas) did not finish within the
 # tests' 150 s, while memcheck passed the same test in 106 s and the CLI ran cut tails at D 64 S 1k and D 128
@@ -10,12 +10,12 @@
 # Prepare: git checkout b0ec1b4 -- src tests include python tools bench/peers.py; git reset -q (b0ec1b4:
 # f053227 with the two edits above and main's test_kvcache_cuda.cpp); .ab/base.tar.gz from main (git archive
 # HEAD -o .ab/base.tar -- . ':!bench/results', gzip); git rev-parse HEAD > .commit; carry [".ab",
-# "third_party/cutlass", ".commit"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 560).
+# "third_party/cutlass", ".commit"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 480).
 set -uo pipefail
 source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 FLASHATTN_HEAD_DIMS="64;128;256" AB_FAMILIES="fwd_sm90" AB_TREE_JOBS=8 AB_TESTS='CudaForwardSm90.*' \
-  AB_TESTS_TIMEOUT=240 AB_PEERS_ARGS="--op fwd --masks full" device_ab "$L/ab" 440
+  AB_TESTS_TIMEOUT=240 AB_PEERS_ARGS="--op fwd --masks full" device_ab "$L/ab" 380
 FLASHATTN_HEAD_DIMS="64;128;256" device_memcheck "$L/memcheck" \
-  'CudaForwardSm90.PartialRoundsOfEqualTilesCutTilesBetweenCtas' $((555 - SECONDS + device_t0))
+  'CudaForwardSm90.PartialRoundsOfEqualTilesCutTilesBetweenCtas' $((475 - SECONDS + device_t0))
 echo "done at $((SECONDS - device_t0)) s"
