@@ -62,8 +62,9 @@ int choose_kvcache_splits(std::int64_t ctas_per_split, std::int64_t capacity, in
                           int head_dim, bool paged = false, int head_dim_v = 0);
 
 /// Splits whose partials the combine kernel (src/cuda/decode/combine_decode.cuh, which static_asserts the
-/// same number) loads for a row in one round: a lane holds ceil(Dv / 128) float4 column groups of each
-/// split's O, 32 float4 registers in all, so 32 splits up to Dv = 128 and 16 above.
+/// same number) loads for a row in one round: each of its four warps (one per split chain) holds 8 float4
+/// registers a lane, ceil(Dv / 128) column groups of each of its splits, so 32 splits up to Dv = 128 and
+/// 16 above.
 constexpr int combine_splits_per_round(int head_dim_v) { return 32 / ((head_dim_v + 127) / 128); }
 
 /// Whether the num_splits CTAs of each of `work_items` (batch, kv head, row block) combine inside one

@@ -2,10 +2,10 @@
 // a (batch, kv head, row block) are launched as one cluster, each leaves its merged state (normalised O of
 // the block's rows in fp32, and their lse) in its own shared memory, and after a cluster barrier every CTA
 // reads all of them through distributed shared memory and writes its share of the block's output. The
-// merge is combine_decode.cuh's, in split order with the same weights exp(lse_s - max) / sum computed by the
-// same code (split_weights.cuh), so the two paths agree bit for bit. It saves the
-// partials' round trip through global memory and the combine kernel, which at small batches is most of a
-// decode call's latency (B 1, L 1k: decode 11 µs, combine 5.8 µs under ncu; docs/PERF.md).
+// merge is combine_decode.cuh's, in the same split chains with the same weights exp(lse_s - max) / sum
+// computed by the same code (split_weights.cuh), so the two paths agree bit for bit. It saves the partials'
+// round trip through global memory and the combine kernel, which at small batches is most of a decode call's
+// latency (B 1, L 1k: decode 11 µs, combine 5.8 µs under ncu; docs/PERF.md).
 //
 // Invariants: every CTA of the cluster reaches both cluster barriers (the kernel has no early exit), and no
 // CTA leaves before the second, so no CTA's shared memory goes away while another reads it.
@@ -86,22 +86,37 @@ struct DecodeClusterCombine {
       if (chunk >= chunks) break;
       const int r = chunk / Output::kChunksPerRow;
       const int col = chunk % Output::kChunksPerRow * 8;
+      // Split s folds into chain s % kSplitChains, in split order (split_weights.cuh).
+      float chains[kSplitChains][8];
       CUTE_UNROLL
-      for (int j = 0; j < 8; ++j) o[i][j] = 0.0f;
-      for (int s = 0; s < splits; ++s) {
-        const float weight = merge.split_weight[s][r];
-        const float4* src = reinterpret_cast<const float4*>(cluster.map_shared_rank(&merge.o[0][r][col], s));
-        const float4 lo = src[0];
-        const float4 hi = src[1];
-        o[i][0] += weight * lo.x;
-        o[i][1] += weight * lo.y;
-        o[i][2] += weight * lo.z;
-        o[i][3] += weight * lo.w;
-        o[i][4] += weight * hi.x;
-        o[i][5] += weight * hi.y;
-        o[i][6] += weight * hi.z;
-        o[i][7] += weight * hi.w;
+      for (int k = 0; k < kSplitChains; ++k) {
+        CUTE_UNROLL
+        for (int j = 0; j < 8; ++j) chains[k][j] = 0.0f;
       }
+      for (int s0 = 0; s0 < splits; s0 += kSplitChains) {
+        CUTE_UNROLL
+        for (int k = 0; k < kSplitChains; ++k) {
+          const int s = s0 + k;
+          if (s < splits) {
+            const float weight = merge.split_weight[s][r];
+            const float4* src =
+                reinterpret_cast<const float4*>(cluster.map_shared_rank(&merge.o[0][r][col], s));
+            const float4 lo = src[0];
+            const float4 hi = src[1];
+            chains[k][0] += weight * lo.x;
+            chains[k][1] += weight * lo.y;
+            chains[k][2] += weight * lo.z;
+            chains[k][3] += weight * lo.w;
+            chains[k][4] += weight * hi.x;
+            chains[k][5] += weight * hi.y;
+            chains[k][6] += weight * hi.z;
+            chains[k][7] += weight * hi.w;
+          }
+        }
+      }
+      CUTE_UNROLL
+      for (int j = 0; j < 8; ++j)
+        o[i][j] = sum_split_chains(chains[0][j], chains[1][j], chains[2][j], chains[3][j]);
     }
     auto done_reading = cluster.barrier_arrive();
     CUTE_UNROLL

@@ -24,8 +24,7 @@
 
 namespace flashattn::cuda::decode {
 
-inline constexpr int kAppendWarps = 4;   ///< Rows (one warp each) per CTA of the append kernel.
-inline constexpr int kCombineWarps = 4;  ///< Query rows (one warp each) per CTA of the combine kernel.
+inline constexpr int kAppendWarps = 4;  ///< Rows (one warp each) per CTA of the append kernel.
 
 template <class Element>
 Status launch_append(const KVCacheParams& params, void* q_rotated, cudaStream_t stream) {
@@ -152,9 +151,9 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   if (error != cudaSuccess) return cuda_error("decode_sm80 launch", error);
 
   if (plan.num_splits > 1) {
-    const std::int64_t combine_ctas = (decode.partial_rows + kCombineWarps - 1) / kCombineWarps;
+    const std::int64_t combine_ctas = decode.partial_rows;  // one CTA per query row
     if (combine_ctas > std::numeric_limits<std::int32_t>::max()) {
-      return {StatusCode::unsupported, "q: B * H * Sq must stay below 2^33 for the split combine"};
+      return {StatusCode::unsupported, "q: B * H * Sq must stay below 2^31 for the split combine"};
     }
     // Programmatic dependent launch on sm90 and newer (see the griddepcontrol instructions of both kernels):
     // the combine's launch overlaps the decode grid's tail. Stream order is unchanged for everything else.
@@ -163,11 +162,11 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
     dependent.val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(combine_ctas));
-    config.blockDim = dim3(kCombineWarps * 32);
+    config.blockDim = dim3(kCombineThreads);
     config.stream = stream;
     config.attrs = major >= 9 ? &dependent : nullptr;
     config.numAttrs = major >= 9 ? 1 : 0;
-    error = cudaLaunchKernelEx(&config, combine_decode_kernel<Element, kHeadDim, kCombineWarps>, decode);
+    error = cudaLaunchKernelEx(&config, combine_decode_kernel<Element, kHeadDim>, decode);
     if (error != cudaSuccess) return cuda_error("combine_decode launch", error);
   }
   return {};

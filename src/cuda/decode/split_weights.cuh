@@ -8,6 +8,8 @@
 // folds its splits in split order, and the lanes' partial sums meet in an xor butterfly (offsets 8, 4, 2,
 // 1). Every step adds the same two values on both partners (a + b = b + a exactly), so all 16 lanes end
 // with the same bits; with at most 16 splits (the cluster's limit) no lane folds more than one split.
+// The weighted O: split s folds into chain s % kSplitChains, each chain in split order (o += weight * x, one
+// FMA a split), and the chains are added as sum_split_chains adds them.
 #pragma once
 
 #include <cmath>
@@ -15,6 +17,7 @@
 namespace flashattn::cuda::decode {
 
 inline constexpr int kSplitLanes = 16;  ///< Lanes of the half-warp that holds one row's splits.
+inline constexpr int kSplitChains = 4;  ///< Chains the weighted O of a row's splits is folded in.
 
 /// exp(lse - max_lse), a split's weight before normalisation; 0 for a split that kept no key (lse = -inf),
 /// also when no split did (max_lse = -inf).
@@ -41,6 +44,13 @@ __device__ __forceinline__ float half_warp_sum(float value) {
   for (int offset = kSplitLanes / 2; offset > 0; offset /= 2)
     value = __fadd_rn(value, __shfl_xor_sync(0xffffffffu, value, offset));
   return value;
+}
+
+/// The row's O from its chains' sums (chain k holds splits k, k + 4, ...): (c0 + c1) + (c2 + c3), each
+/// addition rounded on its own. A chain without splits is 0, which adds exactly.
+__device__ __forceinline__ float sum_split_chains(float c0, float c1, float c2, float c3) {
+  static_assert(kSplitChains == 4, "the chains' sum is written for four");
+  return __fadd_rn(__fadd_rn(c0, c1), __fadd_rn(c2, c3));
 }
 
 /// 1 / sum of the scales, or 0 when no split kept a key (then out = 0 and lse = -inf, as for a row with
