@@ -540,7 +540,9 @@ def bench_point(args, impls, dtype, point):
             row["kernel"] = kernel()
             if name.startswith("flashattn"):
                 import flashattn
-                row["packed_heads"] = flashattn.last_run().get("packed_heads")  # GQA packing: heads per tile
+                ran = flashattn.last_run()
+                row["packed_heads"] = ran.get("packed_heads")  # GQA packing: heads per tile
+                row["cut_tiles"] = ran.get("cut_tiles")  # the forward's split tail: tiles two CTAs shared
             row["verified"], row["max_abs_err"] = verify(take_rows(out, checked), ref, base)
             del out
             if args.op == "bwd":

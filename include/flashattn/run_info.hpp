@@ -26,6 +26,9 @@ struct RunInfo {
   /// GQA packing: the query heads of one kv head whose rows share each tile (heads / heads_kv); 0 when every
   /// tile holds one query head's rows.
   int packed_heads = 0;
+  /// Hopper forward: tiles whose key tiles two CTAs shared, merged through the workspace (a partial last
+  /// round of equal tiles walked as a stream); 0 when no tile was cut.
+  int cut_tiles = 0;
   bool launched = false;        ///< False when there was nothing to compute (B = 0, Sq = 0, total_q = 0).
   bool fell_back = false;       ///< True when the preferred path could not run and another did.
   std::string fallback_reason;  ///< Why, when fell_back is true.

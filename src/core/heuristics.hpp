@@ -127,6 +127,17 @@ constexpr FwdPairsSm90 fwd_pairs_sm90(long long heads, long long heads_kv, long 
   return FwdPairsSm90::none;
 }
 
+/// Whether the Hopper forward walks a partial last round of equal tiles (unmasked, one length) as a stream of
+/// key tiles cut into equal stretches, a tile cut between two CTAs merged through the workspace
+/// (cuda/sm90/split_tail_sm90.cuh), given the tiles' `seqlen_k` keys. The stream saves up to half a tile's
+/// time where the last round is partial (D 128 S 4k ran 3.1% slower than the whole rounds of S 4224), but
+/// the cut tiles' partials (every CTA writes one at its stretch's start and merges one at its end, fp32 O
+/// and lse) cost ~10 us at D 64 / 128 and ~20-25 us at D 256 a call, on every CTA's path. Measured against
+/// the unsplit order (H100, docs/PERF.md, session 51): S 512-2k 0.876-1.012 (D 256 S 512 -20 us), from 4k
+/// 0.996-1.025 (D 64 S 4k +2.5%, D 128 S 4k +1.5%, D 256 S 8k / 16k +1.4 / +2.1%). So from 4,096 keys:
+/// against the unsplit order there (session 52, cluster pairs included) 0.991-1.024, geomean 1.012.
+constexpr bool fwd_split_tail_sm90(long long seqlen_k) { return seqlen_k >= 4096; }
+
 /// Whether the Hopper forward's persistent CTAs take a masked problem's query tiles in pairs — a head's
 /// longest tile, then its shortest; its second longest, then its second shortest; ... — rather than in
 /// one global longest-first order (cuda/sm90/tile_scheduler_sm90.hpp). Both balance the CTAs (a causal pair

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -31,7 +32,7 @@ struct Shape {
 
 int seqlen_of(const Shape& shape) { return shape.seqlen > 0 ? shape.seqlen : shape.m_blocks * 128; }
 
-PersistentTileScheduler::Order order_of(const Shape& shape) {
+PersistentTileScheduler::Order order_of(const Shape& shape, int stream_keys = 0) {
   FwdKernelParams params;
   params.problem.dtype = DType::bf16;
   params.problem.batch = shape.batch;
@@ -44,7 +45,7 @@ PersistentTileScheduler::Order order_of(const Shape& shape) {
   params.problem.causal = shape.causal;
   if (shape.causal) params.problem.window_right = 0;
   params.num_m_blocks = shape.m_blocks;
-  return PersistentTileScheduler::order(params, kMultiprocessors);
+  return PersistentTileScheduler::order(params, kMultiprocessors, stream_keys);
 }
 
 // The tiles each of `ctas` CTAs computes, in its order.
@@ -352,6 +353,87 @@ TEST(TileSchedulerSm90, TheLastPartialRoundOfPairsDealsSingleTilesLongestFirst) 
   const auto level = order_of({32, 8, 4, true});
   ASSERT_TRUE(level.paired);
   EXPECT_EQ(level.tail_start, level.positions);
+}
+
+// Unmasked tiles in a partial last round: the last whole round's and the partial round's tiles are walked
+// as a stream of key tiles in equal stretches. Every (tile, key tile) is visited once, by the CTAs'
+// whole rounds or by exactly one piece of the stream; a cut tile has two pieces, its key tile 0 held by the
+// owner at the end of its stretch (merging the slot of the next CTA), the rest by that next CTA at the start
+// of its stretch (writing its own slot); the stretches differ by at most one key tile, and the longest CTA's
+// work is the mean's ceiling where whole tiles would cost a whole tile more (D 128 S 4k: 2,048 tiles of 32
+// key tiles, 15.52 rounds: 497 key tiles at most against 512).
+TEST(TileSchedulerSm90, APartialRoundOfEqualTilesIsWalkedAsAStreamOfKeyTiles) {
+  struct Case {
+    Shape shape;
+    int keys;
+  };
+  for (const Case& c : {Case{{4, 16, 32, false}, 32}, Case{{16, 32, 8, false, 0, 64}, 8},
+                        Case{{1, 16, 128, false}, 128}, Case{{2, 3, 40, false}, 9}}) {
+    const auto order = order_of(c.shape, c.keys);
+    const std::string what = std::to_string(c.shape.batch) + "x" + std::to_string(c.shape.heads) + "x" +
+                             std::to_string(c.shape.m_blocks);
+    ASSERT_LT(order.stream_start, order.positions) << what;
+    EXPECT_EQ(order.stream_start % order.ctas, 0) << what;
+    EXPECT_EQ(order.positions - order.stream_start, order.ctas + order.tiles % order.ctas) << what;
+    std::vector<std::vector<int>> visits(order.tiles, std::vector<int>(c.keys, 0));
+    std::vector<std::int64_t> work(order.ctas, 0);
+    int writers = 0;
+    for (int cta = 0; cta < order.ctas; ++cta) {
+      for (std::int64_t round = 0;; ++round) {
+        const std::int64_t position = PersistentTileScheduler::position(cta, order.ctas, round);
+        if (position >= order.stream_start) break;
+        for (int n = 0; n < c.keys; ++n) ++visits[position][n];
+        work[cta] += c.keys;
+      }
+      const int end = PersistentTileScheduler::stream_begin(order, cta + 1);
+      int pieces = 0;
+      for (int unit = PersistentTileScheduler::stream_begin(order, cta); unit < end; ++pieces) {
+        const auto segment = PersistentTileScheduler::stream_segment(order, unit, end);
+        ASSERT_LT(segment.n_begin, segment.n_end) << what;
+        unit += segment.n_end - segment.n_begin;
+        work[cta] += segment.n_end - segment.n_begin;
+        for (int n = segment.n_begin; n < segment.n_end; ++n) ++visits[segment.position][n];
+        const bool first = pieces == 0, last = unit == end;
+        if (segment.partial_role == PersistentTileScheduler::kWritesPartial) {
+          ++writers;
+          EXPECT_TRUE(first) << what << " cta " << cta;  // the writer's piece opens its stretch
+          EXPECT_EQ(segment.n_end, c.keys) << what;
+          // The owner is the CTA before, whose stretch ends at this piece's first key tile.
+          ASSERT_GT(cta, 0);
+          const int owner_end = PersistentTileScheduler::stream_begin(order, cta);
+          const auto owner =
+              PersistentTileScheduler::stream_segment(order, owner_end - segment.n_begin, owner_end);
+          EXPECT_EQ(owner.position, segment.position) << what;
+          EXPECT_EQ(owner.partial_role, PersistentTileScheduler::kMergesPartial) << what;
+        } else if (segment.partial_role == PersistentTileScheduler::kMergesPartial) {
+          EXPECT_TRUE(last) << what << " cta " << cta;  // the owner's piece closes its stretch
+          EXPECT_EQ(segment.n_begin, 0) << what;
+          EXPECT_LT(cta + 1, order.ctas) << what;  // the slot it merges exists
+        } else {
+          EXPECT_EQ(segment.n_begin, 0);
+          EXPECT_EQ(segment.n_end, c.keys);
+        }
+      }
+      EXPECT_LE(pieces, 3) << what;
+    }
+    for (std::int64_t tile = 0; tile < order.tiles; ++tile) {
+      for (int n = 0; n < c.keys; ++n)
+        ASSERT_EQ(visits[tile][n], 1) << what << " tile " << tile << " key " << n;
+    }
+    // RunInfo::cut_tiles: one per writer piece, and some tile is cut.
+    EXPECT_EQ(PersistentTileScheduler::cut_tiles(order), writers) << what;
+    EXPECT_GT(writers, 0) << what;
+    const auto [least, most] = std::minmax_element(work.begin(), work.end());
+    EXPECT_LE(*most - *least, 1) << what;
+    const std::int64_t total = order.tiles * c.keys;
+    EXPECT_EQ(*most, (total + order.ctas - 1) / order.ctas) << what;
+  }
+  // No stream: whole rounds, fewer tiles than CTAs, masks, or no key tiles given.
+  EXPECT_EQ(order_of({33, 4, 1, false}, 8).stream_start, order_of({33, 4, 1, false}, 8).positions);  // 132
+  EXPECT_EQ(order_of({3, 7, 5, false}, 8).stream_start, order_of({3, 7, 5, false}, 8).positions);    // 105
+  EXPECT_EQ(order_of({4, 16, 32, true}, 32).stream_start, order_of({4, 16, 32, true}, 32).positions);
+  EXPECT_EQ(order_of({4, 16, 32, false}).stream_start, order_of({4, 16, 32, false}).positions);
+  EXPECT_EQ(PersistentTileScheduler::cut_tiles(order_of({4, 16, 32, true}, 32)), 0);
 }
 
 TEST(TileSchedulerSm90, CausalWorkIsBalancedOverTheCtas) {

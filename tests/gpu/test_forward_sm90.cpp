@@ -396,6 +396,48 @@ TEST(CudaForwardSm90, FullMaskQueryTilePairsShareTheirKvLoads) {
 
 // D != Dv pairs (D 192 / Dv 128) on the sm90 kernel of the pair: Q·Kᵀ over D, P·V and O over Dv, O staged
 // in Q's shared memory (forward_suite.hpp's head_dim_pair_cases).
+// Unmasked calls whose equal tiles end in a partial round of the persistent CTAs walk that round and the one
+// before as a stream of key tiles (PersistentTileScheduler::Order::stream_start, from 4,096 keys): tiles cut
+// between two CTAs, the later key tiles' rows left in the workspace and merged by the CTA holding the tile's
+// key tile 0. 4,200 keys (a partial last key tile, so the cuts fall inside tiles on both sides of the masked
+// one). H 67 x 200 rows: 134 tiles on 132 SMs (or 114), whose rows fill every consumer warpgroup of D 64's
+// 192-row tile and both of the 128-row tiles; H 133 x 8 rows with ALiBi and softcap, which the merge must
+// keep. RunInfo counts the cut tiles; reruns bitwise identical (the merge's order is fixed). Few rows a head
+// keep the fp64 oracle's work small.
+TEST(CudaForwardSm90, PartialRoundsOfEqualTilesCutTilesBetweenCtas) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  for (int head_dim : caps.head_dims) {
+    const Case plain = make_dense_case(caps.dtypes.front(), head_dim, 1, 67, 67, 200, 4200, 5001 + head_dim);
+    Case scored = make_dense_case(caps.dtypes.front(), head_dim, 1, 133, 133, 8, 4200, 5101 + head_dim);
+    scored.alibi = true;
+    scored.softcap = 30.0f;
+    for (const Case& c : {plain, scored}) {
+      const CaseResult result = run_case(c, Op::forward, kHopper);
+      EXPECT_TRUE(result.status.ok() && result.passed) << summary(result);
+      EXPECT_GT(result.info.cut_tiles, 0) << summary(result);  // RunInfo says the tail was cut
+    }
+    EXPECT_TRUE(reruns_bitwise_equal(plain, Op::forward, kHopper, 5)) << describe(plain);
+  }
+  // Below 4,096 keys the tail is not cut (its partials would cost more than it saves).
+  const CaseResult short_keys =
+      run_case(make_dense_case(caps.dtypes.front(), caps.head_dims.front(), 1, 133, 133, 8, 4095, 5201),
+               Op::forward, kHopper);
+  EXPECT_TRUE(short_keys.status.ok() && short_keys.passed) << summary(short_keys);
+  EXPECT_EQ(short_keys.info.cut_tiles, 0) << summary(short_keys);
+  // D 128 from 8,192 keys runs query tiles in cluster pairs: 67 pairs of tiles (H 67 x 2 tiles of 128 rows,
+  // the second of 1 row) on 66 pairs of SMs, each pair's CTAs taking the same pieces.
+  if (!has_head_dim(caps, 128)) return;
+  const auto props = cuda_device_properties(0);
+  const Case paired = make_dense_case(caps.dtypes.front(), 128, 1, 67, 67, 129, 8300, 5401);
+  const CaseResult result = run_case(paired, Op::forward, kHopper);
+  EXPECT_TRUE(result.status.ok() && result.passed) << summary(result);
+  if (props && props->multiprocessors == 132) {
+    EXPECT_EQ(result.info.cluster_size, 2) << summary(result);
+    EXPECT_GT(result.info.cut_tiles, 0) << summary(result);
+  }
+  EXPECT_TRUE(reruns_bitwise_equal(paired, Op::forward, kHopper, 3)) << describe(paired);
+}
+
 TEST(CudaForwardSm90, HeadDimPairsMatchOracle) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
   if (caps.head_dim_pairs.empty()) GTEST_SKIP() << "no sm90 D != Dv forward kernel is built";

@@ -62,6 +62,7 @@ nlohmann::json to_json(const BenchResult& r, std::optional<double> sgemm_gflops)
                            {"block_m", r.info.block_m},
                            {"block_n", r.info.block_n},
                            {"packed_heads", r.info.packed_heads},
+                           {"cut_tiles", r.info.cut_tiles},
                            {"op", p.op == testing::Op::forward ? "fwd" : "bwd"},
                            {"dtype", to_string(p.dtype)},
                            {"batch", p.batch},

@@ -32,6 +32,12 @@
 // CTA's consumers leave only once the pair's consumers released its every stage, so that no CTA exits while
 // its peer may still signal its barriers.
 //
+// Cut tiles (unmasked calls whose tiles end in a partial round;
+// PersistentTileScheduler::Order::stream_start): after its whole rounds a CTA (a pair: both its CTAs alike)
+// walks its stretch of the stream, pieces of tiles whose work items carry their key tiles [n_begin, n_end)
+// and a partial role; a piece that writes leaves its rows in the workspace instead of storing them, and the
+// piece holding the tile's key tile 0 merges them before its store (split_tail_sm90.cuh).
+//
 // The kernel body exists only in the sm_90a pass (wgmma and setmaxnreg are sm_90a instructions); other
 // arch passes compile an empty kernel, which dispatch never launches (sm90 keys run on sm90 devices only).
 #pragma once
@@ -50,6 +56,7 @@
 #include "cuda/sm90/params_fwd_sm90.cuh"
 #include "cuda/sm90/primitives_sm90.cuh"
 #include "cuda/sm90/register_split_sm90.hpp"
+#include "cuda/sm90/split_tail_sm90.cuh"
 #include "cuda/sm90/tile_scheduler_sm90.hpp"
 #include "cuda/sm90/work_fwd_sm90.cuh"
 
@@ -62,6 +69,15 @@ namespace flashattn::cuda::sm90 {
 inline constexpr int kProducerRegisters = 24;
 constexpr int consumer_registers(int consumer_warpgroups) { return consumer_warpgroups == 2 ? 240 : 160; }
 
+/// The cut tiles' workspace layout of a kernel: a consumer thread's rows of its warpgroup's 64 x
+/// HEAD_DIM_V accumulator (the row-column view of FwdMainloopSm90).
+template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
+using FwdSplitTailOfSm90 =
+    FwdSplitTailSm90<FwdMainloopSm90<Element, kHeadDim, kHeadDimV, kRegime>::kRowsPerThread,
+                     64 * kHeadDimV /
+                         (128 * FwdMainloopSm90<Element, kHeadDim, kHeadDimV, kRegime>::kRowsPerThread),
+                     FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>::kConsumerWarpGroups>;
+
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>::kThreads, 1)
     fwd_sm90_kernel(const __grid_constant__ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> params) {
@@ -73,6 +89,9 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
   using PipelineV = typename Layouts::PipelineV;
   using Scheduler = PersistentTileScheduler;
   using WorkRing = WorkRingSm90<FwdWorkSm90, Layouts::kConsumerThreads>;
+  using SplitTail = FwdSplitTailOfSm90<Element, kHeadDim, kHeadDimV, kRegime>;
+  // Cut tiles (the scheduler's stream) where the kernel allows them (not with GQA packing).
+  constexpr bool kSplitTail = fwd_split_tail_allowed_sm90<Layouts>();
   constexpr int kBlockM = Layouts::kBlockM;
   constexpr int kConsumerRegisters = consumer_registers(Layouts::kConsumerWarpGroups);
   static_assert(
@@ -135,13 +154,18 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
     // The order's unit is a CTA, or a pair (a cluster); the unit's index and count and the CTA's rank in
     // its pair are read from their special registers where used (held, they spilled at 24 registers).
     int tiles_done = 0;
-    for (std::int64_t round = 0;; ++round) {
-      constexpr bool kPair = Layouts::kKvMulticast;
-      const int unit = kPair ? static_cast<int>(cute::cluster_id_in_grid().x) : static_cast<int>(blockIdx.x);
-      const int units = kPair ? static_cast<int>(cute::cluster_grid_dims().x) : static_cast<int>(gridDim.x);
-      const std::int64_t index = Scheduler::position(unit, units, round);
-      if (index >= order.positions) break;
-      Scheduler::Tile tile = Scheduler::tile(order, index);
+    auto hand_over = [&](const typename Mainloop::Work& work) {
+      WorkRing::publish(smem.work_ring, tiles_done, work);
+      const int q_stage = tiles_done % kQStages;
+      const int q_use = tiles_done / kQStages;  // earlier tiles of this CTA in the same buffer
+      Mainloop::load(params, smem, pipeline_k, pipeline_v, write_k, write_v, work, q_stage, [&] {
+        if (q_use > 0) smem.barriers.q_free[q_stage].wait((q_use - 1) & 1);
+      });
+      ++tiles_done;
+    };
+    constexpr bool kPair = Layouts::kKvMulticast;
+    // This CTA's tile of the order's tile (a pair's unit: its query head or query tile).
+    auto own_tile = [&](Scheduler::Tile tile) {
       if constexpr (kPair) {
         const int rank = static_cast<int>(cute::block_rank_in_cluster());
         if (params.pairs == FwdPairs::query_tiles) {
@@ -150,15 +174,36 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
           tile.head = 2 * tile.head + rank;
         }
       }
+      return tile;
+    };
+    for (std::int64_t round = 0;; ++round) {
+      const int unit = kPair ? static_cast<int>(cute::cluster_id_in_grid().x) : static_cast<int>(blockIdx.x);
+      const int units = kPair ? static_cast<int>(cute::cluster_grid_dims().x) : static_cast<int>(gridDim.x);
+      const std::int64_t index = Scheduler::position(unit, units, round);
+      if (index >= order.stream_start) break;  // order.positions unless the order ends in a stream
       typename Mainloop::Work work;
-      if (!Mainloop::make_work(params, tile, work)) continue;
-      WorkRing::publish(smem.work_ring, tiles_done, work);
-      const int q_stage = tiles_done % kQStages;
-      const int q_use = tiles_done / kQStages;  // earlier tiles of this CTA in the same buffer
-      Mainloop::load(params, smem, pipeline_k, pipeline_v, write_k, write_v, work, q_stage, [&] {
-        if (q_use > 0) smem.barriers.q_free[q_stage].wait((q_use - 1) & 1);
-      });
-      ++tiles_done;
+      if (!Mainloop::make_work(params, own_tile(Scheduler::tile(order, index)), work)) continue;
+      hand_over(work);
+    }
+    if constexpr (kSplitTail) {
+      // The stream (none unless the host set one): this unit's stretch of key tiles, in pieces of tiles; a
+      // pair's CTAs take the same pieces, each CTA writing and merging slots of its own rank.
+      const int unit = kPair ? static_cast<int>(cute::cluster_id_in_grid().x) : static_cast<int>(blockIdx.x);
+      const int end = Scheduler::stream_begin(order, unit + 1);
+      for (int u = Scheduler::stream_begin(order, unit); u < end;) {
+        const Scheduler::Segment segment = Scheduler::stream_segment(order, u, end);
+        u += segment.n_end - segment.n_begin;
+        typename Mainloop::Work work;
+        if (!Mainloop::make_work(params, own_tile(Scheduler::tile(order, segment.position)), work)) continue;
+        work.n_begin = segment.n_begin;
+        work.n_end = segment.n_end;
+        work.partial_role = segment.partial_role;
+        const int slot_unit = segment.partial_role == Scheduler::kMergesPartial ? unit + 1 : unit;
+        work.partial_slot =
+            kPair ? slot_unit * Layouts::kClusterSize + static_cast<int>(cute::block_rank_in_cluster())
+                  : slot_unit;
+        hand_over(work);
+      }
     }
     WorkRing::publish(smem.work_ring, tiles_done, Mainloop::Work::end());
     return;
@@ -219,6 +264,8 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
 
     float lse[Mainloop::kRowsPerThread];
     Tensor tOrO_rc = gmma_acc_rowcol(tOrO);
+    static_assert(decltype(size(tOrO))::value == SplitTail::kRowsPerThread * SplitTail::kColsPerThread,
+                  "the cut tiles' slots hold a thread's accumulator");
     softmax.finalize(tOrO_rc, lse);
     // The epilogue reads the tile from its slot again, not from registers held through the main loop.
     const typename Mainloop::Work& epilogue_work = WorkRing::reread(smem.work_ring, tiles_done);
@@ -238,7 +285,16 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
                                   : smem.v.data() + held_stage(read_v).index() * Layouts::kBlockN * kHeadDimV;
       }
     }
-    Epilogue::store(params, o_block, tOrO, lse, epilogue_work, gO, lse_out, warp_group - 1);
+    if (kSplitTail && epilogue_work.partial_role == Scheduler::kWritesPartial) {
+      SplitTail::write(params.split_tail, epilogue_work.partial_slot, warp_group - 1, thread % 128, tOrO_rc,
+                       lse);
+    } else {
+      if (kSplitTail && epilogue_work.partial_role == Scheduler::kMergesPartial) {
+        SplitTail::merge(params.split_tail, epilogue_work.partial_slot, warp_group - 1, thread % 128, tOrO_rc,
+                         lse);
+      }
+      Epilogue::store(params, o_block, tOrO, lse, epilogue_work, gO, lse_out, warp_group - 1);
+    }
     if (kQStages == 1 && !holding && !Layouts::kPackGqa) {
       Epilogue::wait_stores_read(thread);  // O sits in Q's buffer until its TMA store has read it
       smem.barriers.q_free[0].arrive();

@@ -14,6 +14,7 @@
 #include "core/heuristics.hpp"
 #include "core/params.hpp"
 #include "cuda/common/launch_util.hpp"
+#include "cuda/common/stream_workspace.hpp"
 #include "cuda/sm90/kernel_fwd_sm90_ws.cuh"
 #include "cuda/sm90/params_fwd_sm90.cuh"
 #include "cuda/sm90/tile_scheduler_sm90.hpp"
@@ -69,7 +70,7 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   info.num_splits = 1;
   info.num_threads = 0;
   info.kernel += fwd_ablation_suffix_sm90();
-  const FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> kernel_params =
+  FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> kernel_params =
       make_fwd_params_sm90<Element, kHeadDim, kHeadDimV, kRegime>(params, args, units, pairs);
   if (kernel_params.order.tiles == 0) return {};
   // The scheduler indexes (batch, head) pairs, query tiles and the positions of its order with ints.
@@ -79,6 +80,21 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   }
   const int ctas = kernel_params.order.ctas * Layouts::kClusterSize;
   info.num_ctas = ctas;
+  const auto stream = static_cast<cudaStream_t>(args.stream);
+  // An order ending in a stream cuts tiles: a workspace slot per CTA, whose flags the kernel needs zero
+  // (cleared on the call's stream, before it). Freed on the stream after the kernel.
+  using SplitTail = FwdSplitTailOfSm90<Element, kHeadDim, kHeadDimV, kRegime>;
+  const bool cuts_tiles = kernel_params.order.stream_start < kernel_params.order.positions;
+  StreamWorkspace workspace(cuts_tiles ? SplitTail::workspace_bytes(ctas) : 0, nullptr, 0, stream,
+                            "the forward's cut tiles");
+  if (!workspace.status().ok()) return workspace.status();
+  info.cut_tiles = PersistentTileScheduler::cut_tiles(kernel_params.order) * Layouts::kClusterSize;
+  if (cuts_tiles) {
+    kernel_params.split_tail = SplitTail::carve(workspace.data(), ctas);
+    const cudaError_t cleared =
+        cudaMemsetAsync(kernel_params.split_tail.flags, 0, SplitTail::flags_bytes(ctas), stream);
+    if (cleared != cudaSuccess) return cuda_error("cudaMemsetAsync(cut tiles' flags)", cleared);
+  }
   info.cluster_size = Layouts::kKvMulticast ? Layouts::kClusterSize : 0;
   auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kRegime>;
   constexpr int kSmem = Layouts::kSmemBytes;
@@ -95,13 +111,13 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
     config.gridDim = dim3(static_cast<unsigned>(ctas));
     config.blockDim = dim3(Layouts::kThreads);
     config.dynamicSmemBytes = kSmem;
-    config.stream = static_cast<cudaStream_t>(args.stream);
+    config.stream = stream;
     config.attrs = &cluster_dims;
     config.numAttrs = 1;
     error = cudaLaunchKernelEx(&config, kernel, kernel_params);
     return error == cudaSuccess ? Status{} : cuda_error("fwd_sm90 cluster launch", error);
   } else {
-    kernel<<<ctas, Layouts::kThreads, kSmem, static_cast<cudaStream_t>(args.stream)>>>(kernel_params);
+    kernel<<<ctas, Layouts::kThreads, kSmem, stream>>>(kernel_params);
     error = cudaGetLastError();
     if (error != cudaSuccess) return cuda_error("fwd_sm90 launch", error);
     return {};

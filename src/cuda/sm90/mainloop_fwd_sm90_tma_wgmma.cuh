@@ -114,6 +114,8 @@ struct FwdMainloopSm90 {
     const int first_row = Layouts::kPackGqa ? 0 : row0;
     work.out_offset = info.out_offset(p, first_row);
     work.lse_offset = info.lse_offset(p, first_row);
+    work.partial_role = PersistentTileScheduler::kWholeTile;
+    work.partial_slot = 0;
     return true;
   }
 

@@ -11,10 +11,19 @@
 #include "core/params.hpp"
 #include "cuda/common/fwd_kernel_params.hpp"
 #include "cuda/sm90/layouts_fwd_sm90.cuh"
+#include "cuda/sm90/split_tail_sm90.cuh"
 #include "cuda/sm90/tile_scheduler_sm90.hpp"
 #include "flashattn/attention.hpp"
 
 namespace flashattn::cuda::sm90 {
+
+/// Whether the kernel of `Layouts` may walk its order's stream (cut tiles): not with GQA packing, whose
+/// warpgroups load and store their own rows. A cluster pair walks it as one unit, both CTAs the same pieces
+/// (they share their K / V loads), each with its own slots.
+template <class Layouts>
+constexpr bool fwd_split_tail_allowed_sm90() {
+  return !Layouts::kPackGqa;
+}
 
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 struct FwdParamsSm90 {
@@ -35,6 +44,7 @@ struct FwdParamsSm90 {
   typename Layouts::TmaKMulticast tma_k_mc;  ///< tma_k's boxes, multicast (Layouts::kKvMulticast)
   typename Layouts::TmaVMulticast tma_v_mc;  ///< tma_v's boxes, multicast (Layouts::kKvMulticast)
   FwdPairs pairs;                            ///< What a cluster pair's CTAs split (Layouts::kKvMulticast)
+  FwdSplitTailWorkspace split_tail{};        ///< The cut tiles' partials and flags (an order with a stream)
 };
 
 /// GQA packing: where packed row `row` of a sequence (token row / group of the group's query head row %
@@ -97,6 +107,13 @@ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const 
       make_gmem_ptr(static_cast<Element*>(params.out)), shape_o,
       make_stride(params.out_strides.row, _1{}, params.out_strides.head, batch_stride(params.out_strides)));
   const FwdKernelParams base = make_fwd_kernel_params(params, Layouts::kBlockM);
+  // Cut tiles where every tile walks the same keys: no window or causal mask, one length for every sequence.
+  const std::int64_t key_tiles = (params.max_seqlen_k + Layouts::kBlockN - 1) / Layouts::kBlockN;
+  const bool equal_tiles = !params.has_window() && !varlen && params.seqused_k == nullptr;
+  const int stream_keys =
+      fwd_split_tail_allowed_sm90<Layouts>() && equal_tiles && core::fwd_split_tail_sm90(params.max_seqlen_k)
+          ? static_cast<int>(key_tiles)
+          : 0;
   // The multicast maps only where a pair loads by them: encoding a tensor map costs host time every call.
   typename Layouts::TmaKMulticast tma_k_mc{};
   typename Layouts::TmaVMulticast tma_v_mc{};
@@ -117,7 +134,7 @@ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const 
           shape_o,
           PersistentTileScheduler::order(
               fwd_scheduled_params(base, Layouts::kPackGqa, Layouts::kBlockM, Layouts::kClusterSize, pairs),
-              units),
+              units, stream_keys),
           core::FastDivisor(params.heads / params.heads_kv),
           tma_k_mc,
           tma_v_mc,

@@ -32,7 +32,11 @@
 //    D 128 S 512 40 -> 39 (38.8), S 1k 72 -> 70 (69.8), S 2k 136 -> 133 (131.9); D 64 S 512 80 -> 78 (77.6);
 //    GQA B 8 S 4k 1,056 -> 1,025 (1,024). Measured on an H100 (docs/PERF.md, session 50): +0.1-2.4% there.
 //  - Unmasked problems have tiles of equal length: heads outermost, so the CTAs that run together read one
-//    or a few heads' K and V and share them in L2.
+//    or a few heads' K and V and share them in L2. When the tiles are not a whole number of rounds, R < ctas
+//    tiles would run a last round on R CTAs while the rest idle (3.1% of D 128 S 4k's time, measured; docs/
+//    PERF.md, session 50); where the kernel allows it (Order::stream_start) the last whole round's and the
+//    partial round's ctas + R tiles are walked as one stream of key tiles cut into ctas equal stretches,
+//    a tile cut between two CTAs merged by the one holding its key tile 0 (FwdSplitTailSm90).
 // (A static order needs no counter in device memory, so launches stay independent of each other.)
 #pragma once
 
@@ -107,6 +111,13 @@ class PersistentTileScheduler {
     int tail_head = 0;
     int tail_first_pair = 0;
     int tail_heads_after = 0;
+    /// Equal tiles (unmasked) in a partial last round: the positions from stream_start on (the last whole
+    /// round's and the partial round's tiles) are walked as one stream of their stream_keys key tiles each,
+    /// CTA c taking units [stream_begin(c), stream_begin(c + 1)) (see stream_segment). stream_start is
+    /// order.positions when there is no stream.
+    std::int64_t stream_start = 0;
+    int stream_keys = 0;
+    int stream_units = 0;  ///< (positions - stream_start) * stream_keys (< 2^31: the host checks)
     // The divisors of tile(), which every CTA's producer and consumer warps decode each tile with.
     core::FastDivisor by_m_blocks;
     core::FastDivisor by_heads;
@@ -117,10 +128,25 @@ class PersistentTileScheduler {
     core::FastDivisor by_sections;
     core::FastDivisor by_tail_heads_after;  ///< tail_heads_after (1 when that is 0)
     core::FastDivisor by_tail_heads;        ///< tail_heads_after + 1
+    core::FastDivisor by_stream_keys;       ///< stream_keys (1 when there is no stream)
   };
 
-  /// Host: the order of `params` on a device of `multiprocessors` SMs.
-  static Order order(const FwdKernelParams& params, int multiprocessors) {
+  /// A CTA's piece of the stream: key tiles [n_begin, n_end) of the tile at position `position`. A tile cut
+  /// in two has its key tiles from 0 at the end of one CTA's stretch (its owner, which merges) and the
+  /// rest at the start of the next CTA's (the writer, which leaves its partial result in its own slot).
+  struct Segment {
+    std::int64_t position;
+    int n_begin;
+    int n_end;
+    int partial_role;  ///< kWholeTile, kWritesPartial (into slot `cta`), kMergesPartial (of slot cta + 1)
+  };
+  static constexpr int kWholeTile = 0;
+  static constexpr int kWritesPartial = 1;
+  static constexpr int kMergesPartial = 2;
+
+  /// Host: the order of `params` on a device of `multiprocessors` SMs. `stream_keys` > 0: the key tiles of
+  /// every tile, when the kernel may walk a partial last round as a stream (Order::stream_start).
+  static Order order(const FwdKernelParams& params, int multiprocessors, int stream_keys = 0) {
     Order order;
     order.m_blocks = params.num_m_blocks;
     order.heads = params.problem.heads;
@@ -156,7 +182,18 @@ class PersistentTileScheduler {
     order.by_section_heads = core::FastDivisor(std::max(order.section_heads, 1));
     order.by_section_positions = core::FastDivisor(section_positions);
     order.by_sections = core::FastDivisor(order.sections);
-    order.tail_start = order.positions;  // no tail unless set below
+    order.tail_start = order.positions;    // no tail unless set below
+    order.stream_start = order.positions;  // no stream unless set below
+    order.by_stream_keys = core::FastDivisor(1);
+    const std::int64_t whole_rounds = order.tiles / std::max(order.ctas, 1);
+    if (stream_keys > 0 && !order.paired && !order.longest_first && whole_rounds >= 1 &&
+        order.tiles % order.ctas != 0 &&
+        (order.tiles - (whole_rounds - 1) * order.ctas) * stream_keys < (std::int64_t{1} << 31)) {
+      order.stream_start = (whole_rounds - 1) * order.ctas;
+      order.stream_keys = stream_keys;
+      order.stream_units = static_cast<int>((order.tiles - order.stream_start) * stream_keys);
+      order.by_stream_keys = core::FastDivisor(stream_keys);
+    }
     if (order.paired && order.m_blocks % 2 == 0 && pairs % order.ctas != 0) {
       // The partial last round pair dealt singly, or it and the whole round pair before it: whichever
       // leaves the smaller largest share (causal S 512 D 128: 39 key tiles against 40; D 64: 79 against 78).
@@ -207,6 +244,36 @@ class PersistentTileScheduler {
   /// [r * ctas, (r + 1) * ctas), even rounds left to right, odd rounds right to left.
   FLASHATTN_HOST_DEVICE static std::int64_t position(int cta, int ctas, std::int64_t round) {
     return round * ctas + ((round & 1) == 0 ? cta : ctas - 1 - cta);
+  }
+
+  /// Host: how many tiles of the stream two CTAs share (a stretch that starts inside a tile cuts it).
+  static int cut_tiles(const Order& order) {
+    int cut = 0;
+    for (int cta = 1; cta < order.ctas && order.stream_keys > 0; ++cta) {
+      if (stream_begin(order, cta) % order.stream_keys != 0) ++cut;
+    }
+    return cut;
+  }
+
+  /// The first unit of the stream CTA `cta` walks (cta = order.ctas: the end of the stream).
+  FLASHATTN_HOST_DEVICE static int stream_begin(const Order& order, int cta) {
+    return static_cast<int>(std::int64_t{order.stream_units} * cta / order.ctas);
+  }
+
+  /// The piece of the stream that starts at unit `unit` of a CTA's stretch, which ends at unit `end`. Every
+  /// stretch is at least one tile long (the stream holds more than ctas tiles), so a tile is whole or cut
+  /// once: its owner's piece ends the owner's stretch, its writer's piece starts the next CTA's.
+  FLASHATTN_HOST_DEVICE static Segment stream_segment(const Order& order, int unit, int end) {
+    const int tile = order.by_stream_keys.div(unit);
+    Segment segment;
+    segment.position = order.stream_start + tile;
+    segment.n_begin = unit - tile * order.stream_keys;
+    const int n_end = segment.n_begin + (end - unit);
+    segment.n_end = n_end < order.stream_keys ? n_end : order.stream_keys;
+    segment.partial_role = segment.n_begin > 0                 ? kWritesPartial
+                           : segment.n_end < order.stream_keys ? kMergesPartial
+                                                               : kWholeTile;
+    return segment;
   }
 
   /// The tile at position `index` (< order.positions) of the order. m_block == order.m_blocks (past every

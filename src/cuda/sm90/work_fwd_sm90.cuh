@@ -41,6 +41,10 @@ struct FwdWorkSm90 {
   std::int64_t k_row_offset;  ///< Row of the sequence's first key in the TMA views of k and v.
   std::int64_t out_offset;  ///< Element offset of row row0 in out (packed: of token 0 of query head `head`).
   std::int64_t lse_offset;  ///< Element offset of row row0's lse entry (packed: as out_offset).
+  /// A tile cut by the scheduler's stream (PersistentTileScheduler::Segment): kWholeTile, or this piece
+  /// writes its partial result into slot partial_slot, or merges slot partial_slot's into its own.
+  int partial_role;
+  int partial_slot;
 
   __device__ bool has_keys() const { return n_end > n_begin; }
   /// The key interval of each query row (built where needed: four registers fewer to copy and hold).
