@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Ran in session 52: its logs are ../../h200-gpu-logs-20261206-s52/call2-decode-combine-chains-ab/.
 # Prepared in session 50 (not run; any GPU with 132 SMs, ~480 s). The decode combine with a CTA per row and a
 # warp per split chain (6c1a74e: split s folds into chain s % 4, the chains summed (c0 + c1) + (c2 + c3); the
 # cluster path folds in the same chains, so the two paths still agree bit for bit) against main. Call 1: with

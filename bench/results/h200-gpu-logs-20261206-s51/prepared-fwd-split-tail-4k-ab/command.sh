@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Ran in session 52: its logs are ../../h200-gpu-logs-20261206-s52/call1-fwd-split-tail-4k-ab/.
 # Prepared in session 51 (not run; any GPU with 132 SMs, ~560 s). The sm90 forward's split tail from 4,096 keys
 # (4764397: f053227's code, cluster pairs included, with core::fwd_split_tail_sm90 on the keys and
 # the GPU test cutting at 4,200 keys) against main. Call 2 timed the same stream outside pairs at every key
