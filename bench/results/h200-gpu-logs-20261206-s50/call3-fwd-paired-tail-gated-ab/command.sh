@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ran again in session 52 (unchanged): ../../h200-gpu-logs-20261206-s52/call3-fwd-paired-tail-gated-ab/.
+# Ran in session 52, as it stands: its logs are ../../h200-gpu-logs-20261206-s52/call3-fwd-paired-tail-gated-ab/.
 # Session 50, call 3: the paired order's partial last round pair dealt as single tiles, now only where that
 # shortens the largest CTA share (the working tree) against main before it (.ab/base.tar.gz). Call 2 measured
 # the ungated form (4a50825): +0.1-2.4% in the cells whose share it shortens, 0.973 at D 256 S 512, where the
