@@ -91,7 +91,6 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   info.cut_tiles = PersistentTileScheduler::cut_tiles(kernel_params.order) * Layouts::kClusterSize;
   if (cuts_tiles) {
     kernel_params.split_tail = SplitTail::carve(workspace.data(), ctas);
-    kernel_params.diag_no_fixup = std::strcmp(diag_split_tail_mode(), "nofix") == 0 ? 1 : 0;
     const cudaError_t cleared =
         cudaMemsetAsync(kernel_params.split_tail.flags, 0, SplitTail::flags_bytes(ctas), stream);
     if (cleared != cudaSuccess) return cuda_error("cudaMemsetAsync(cut tiles' flags)", cleared);
