@@ -285,11 +285,11 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
                                   : smem.v.data() + held_stage(read_v).index() * Layouts::kBlockN * kHeadDimV;
       }
     }
-    if (kSplitTail && params.diag_no_fixup == 0 && epilogue_work.partial_role == Scheduler::kWritesPartial) {
+    if (kSplitTail && epilogue_work.partial_role == Scheduler::kWritesPartial) {
       SplitTail::write(params.split_tail, epilogue_work.partial_slot, warp_group - 1, thread % 128, tOrO_rc,
                        lse);
     } else {
-      if (kSplitTail && params.diag_no_fixup == 0 && epilogue_work.partial_role == Scheduler::kMergesPartial) {
+      if (kSplitTail && epilogue_work.partial_role == Scheduler::kMergesPartial) {
         SplitTail::merge(params.split_tail, epilogue_work.partial_slot, warp_group - 1, thread % 128, tOrO_rc,
                          lse);
       }

@@ -85,19 +85,12 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   // (cleared on the call's stream, before it). Freed on the stream after the kernel.
   using SplitTail = FwdSplitTailOfSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   const bool cuts_tiles = kernel_params.order.stream_start < kernel_params.order.positions;
-  if (cuts_tiles && std::strcmp(diag_split_tail_mode(), "keep") == 0) {
-    cudaMemPool_t pool = nullptr;
-    cudaDeviceGetDefaultMemPool(&pool, args.device.index);
-    std::uint64_t keep = ~std::uint64_t{0};
-    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-  }
   StreamWorkspace workspace(cuts_tiles ? SplitTail::workspace_bytes(ctas) : 0, nullptr, 0, stream,
                             "the forward's cut tiles");
   if (!workspace.status().ok()) return workspace.status();
   info.cut_tiles = PersistentTileScheduler::cut_tiles(kernel_params.order) * Layouts::kClusterSize;
   if (cuts_tiles) {
     kernel_params.split_tail = SplitTail::carve(workspace.data(), ctas);
-    kernel_params.diag_no_fixup = std::strcmp(diag_split_tail_mode(), "nofix") == 0 ? 1 : 0;
     const cudaError_t cleared =
         cudaMemsetAsync(kernel_params.split_tail.flags, 0, SplitTail::flags_bytes(ctas), stream);
     if (cleared != cudaSuccess) return cuda_error("cudaMemsetAsync(cut tiles' flags)", cleared);

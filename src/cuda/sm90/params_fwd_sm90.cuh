@@ -4,8 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 #include <cute/tensor.hpp>
 
@@ -18,22 +16,6 @@
 #include "flashattn/attention.hpp"
 
 namespace flashattn::cuda::sm90 {
-
-/// DIAGNOSTIC ONLY (never lands): FLASHATTN_DIAG_SPLIT_TAIL=off / on / nofix / keep overrides the split tail's
-/// gate (nofix: cut tiles whose pieces each store as whole tiles; wrong output, for timing the fixup; keep: on,
-/// with the default memory pool keeping its memory mapped between calls).
-inline const char* diag_split_tail_mode() {
-  const char* mode = std::getenv("FLASHATTN_DIAG_SPLIT_TAIL");
-  return mode == nullptr ? "" : mode;
-}
-inline bool diag_split_tail(long long seqlen_k) {
-  const char* mode = diag_split_tail_mode();
-  if (std::strcmp(mode, "off") == 0) return false;
-  if (std::strcmp(mode, "on") == 0 || std::strcmp(mode, "nofix") == 0 || std::strcmp(mode, "keep") == 0) {
-    return true;
-  }
-  return core::fwd_split_tail_sm90(seqlen_k);
-}
 
 /// Whether the kernel of `Layouts` may walk its order's stream (cut tiles): not with GQA packing, whose
 /// warpgroups load and store their own rows. A cluster pair walks it as one unit, both CTAs the same pieces
@@ -62,7 +44,6 @@ struct FwdParamsSm90 {
   typename Layouts::TmaKMulticast tma_k_mc;  ///< tma_k's boxes, multicast (Layouts::kKvMulticast)
   typename Layouts::TmaVMulticast tma_v_mc;  ///< tma_v's boxes, multicast (Layouts::kKvMulticast)
   FwdPairs pairs;                            ///< What a cluster pair's CTAs split (Layouts::kKvMulticast)
-  int diag_no_fixup = 0;  // DIAGNOSTIC ONLY (never lands): cut tiles without their partials' write / merge
   FwdSplitTailWorkspace split_tail{};        ///< The cut tiles' partials and flags (an order with a stream)
 };
 
@@ -130,7 +111,7 @@ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const 
   const std::int64_t key_tiles = (params.max_seqlen_k + Layouts::kBlockN - 1) / Layouts::kBlockN;
   const bool equal_tiles = !params.has_window() && !varlen && params.seqused_k == nullptr;
   const int stream_keys =
-      fwd_split_tail_allowed_sm90<Layouts>() && equal_tiles && diag_split_tail(params.max_seqlen_k)
+      fwd_split_tail_allowed_sm90<Layouts>() && equal_tiles && core::fwd_split_tail_sm90(params.max_seqlen_k)
           ? static_cast<int>(key_tiles)
           : 0;
   // The multicast maps only where a pair loads by them: encoding a tensor map costs host time every call.
