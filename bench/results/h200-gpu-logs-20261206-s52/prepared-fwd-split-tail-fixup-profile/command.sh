@@ -2,15 +2,17 @@
 # Prepared in session 52 (not run; any GPU with 132 SMs, ~500 s). Where the split tail's fixup goes. Session
 # 51 measured the stream at every key length costing ~10 us a call at D 64 / 128 and ~20-25 us at D 256
 # (D 256 S 512 -12%: about one tile's time), which is why main cuts tiles only from 4,096 keys. The working
-# tree is 1c2e8e6 (main b6af8b6 with FLASHATTN_DIAG_SPLIT_TAIL=off / on / nofix overriding the gate; nofix cuts
-# tiles but each piece stores as a whole tile: wrong output, the time without the partials' write, flag wait
-# and merge). Per shape: off (no stream), on (stream, fixup), nofix (stream, no fixup), interleaved twice, by
-# the CLI (whole calls: the workspace's allocation and the flags' memset included) and by ncu (the kernel
-# alone). Reading: on - nofix is the partials' write and merge; nofix - off + the model's saving is the extra
-# pieces' fixed cost (three pieces a CTA instead of one or two tiles); CLI - ncu differences the host side.
-# Then ncu --set full of off and on at D 256 S 512 with the SASS stalls: which instructions the ~20 us sit
-# on (the flag wait, the merge's loads, the writer's fence, or the extra tiles' prologues).
-# Prepare: git checkout 1c2e8e6 -- src; git reset -q (restore after); git rev-parse HEAD > .commit; carry
+# tree is 7cff5bf (main b6af8b6 with FLASHATTN_DIAG_SPLIT_TAIL overriding the gate: off, no stream; on, the
+# stream; nofix, the stream with each piece stored as a whole tile: wrong output, the time without the
+# partials' write, flag wait and merge; keep, on with the default memory pool holding its memory mapped).
+# The lead: the workspace (8.8 MB at D 128, 17.6 MB at D 256, constant in S like the cost) comes from
+# cudaMallocAsync every call, and the pool returns it to the driver at every synchronisation (release
+# threshold 0), so each timed call maps it afresh; that cost the backward +54% at S 512 before it took a
+# caller workspace (docs/PERF.md, "CUDA backward v2"). Per shape, the four modes interleaved twice by the
+# CLI (whole calls), then ncu (the kernel alone). Reading: on - keep is the mapping; keep - nofix the
+# partials' write and merge; nofix - off + the model's saving the extra pieces' fixed cost; ncu's on - off
+# the in-kernel part. Then ncu --set full of off and on at D 256 S 512 with the SASS stalls.
+# Prepare: git checkout 7cff5bf -- src; git reset -q (restore after); git rev-parse HEAD > .commit; carry
 # ["third_party/cutlass", ".commit"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 560; the
 # steps run in the order of what they answer, so a cut loses the least).
 set -uo pipefail
@@ -26,7 +28,7 @@ cli() {  # cli NAME D B H S MODE OUT: one `flashattn bench` point under FLASHATT
 for rep in 1 2; do
   for shape in "${shapes[@]}"; do
     read -r name d b h s <<<"$shape"
-    for mode in off on nofix; do
+    for mode in off on nofix keep; do
       cli "$name" "$d" "$b" "$h" "$s" "$mode" "$L/cli_${name}_${mode}_$rep"
       echo "cli $name $mode $rep: $(device_cli_tflops "$L/cli_${name}_${mode}_$rep.json")"
     done
