@@ -410,8 +410,8 @@ TEST(TileSchedulerSm90, APartialRoundOfEqualTilesIsWalkedAsAStreamOfKeyTiles) {
           EXPECT_EQ(segment.n_begin, 0) << what;
           EXPECT_LT(cta + 1, order.ctas) << what;  // the slot it merges exists
         } else {
-          EXPECT_EQ(segment.n_begin, 0);
-          EXPECT_EQ(segment.n_end, c.keys);
+          EXPECT_EQ(segment.n_begin, 0) << what << " cta " << cta;  // a whole tile
+          EXPECT_EQ(segment.n_end, c.keys) << what << " cta " << cta;
         }
       }
       EXPECT_LE(pieces, 3) << what;
