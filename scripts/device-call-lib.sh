@@ -10,11 +10,17 @@
 #   device_cli_tflops "$L/run.json"     # "TFLOP/s verdict kernel" of a `flashattn bench --json` report
 # Every helper but device_cli_tflops prints one line with the seconds since the first helper's call.
 # Sourcing it also sets L to $OUT/logs (created) and exports FLASHATTN_COMMIT from .commit when the call
-# carried one, the two lines every call script began with.
+# carried one, the two lines every call script began with; and unpacks .ab/cutlass.tgz when the headers
+# are not there.
 device_t0=${device_t0:-$SECONDS}
 # shellcheck disable=SC2034  # L is the sourcing script's
 L=${OUT:?device-call-lib.sh: OUT must name the device call output folder}/logs
 mkdir -p "$L"
+# The CUTLASS headers travel packed (26 MB of headers and the tracked tree together pass the device's 64 MiB
+# carry limit; `tar czf .ab/cutlass.tgz -C third_party/cutlass include`, carry [".ab"]).
+if [[ ! -d third_party/cutlass/include && -f .ab/cutlass.tgz ]]; then
+  mkdir -p third_party/cutlass && tar xzf .ab/cutlass.tgz -C third_party/cutlass
+fi
 if [[ -f .commit ]]; then
   FLASHATTN_COMMIT=$(cat .commit)
   export FLASHATTN_COMMIT
