@@ -89,6 +89,14 @@ struct AttentionArgs {
 struct ForwardArgs : AttentionArgs {
   TensorView out;  ///< Output (B, Sq, H, Dv) or varlen (total_q, H, Dv); same dtype as q. Written fully.
   TensorView lse;  ///< Optional fp32 (B, H, Sq) or varlen (H, total_q): log-sum-exp of each row.
+  /// Optional device scratch of at least forward_workspace_size(*this) bytes, 16-byte aligned, for the
+  /// Hopper kernel's cut tiles (a partial last round of unmasked tiles shared between CTAs: a CTA's fp32
+  /// partial O and lse, and flags: O(SMs · Dv), 26 MB on 132 SMs at Dv = 256). Null: a call that cuts tiles
+  /// allocates and frees it on its stream (cudaMallocAsync), whose pool may return the memory to the driver
+  /// at every synchronisation and map it again on the next call. Unused on the CPU and by calls that cut no
+  /// tiles.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
 };
 
 /// Arguments of backward(): gradients of out with respect to q, k and v.
@@ -116,6 +124,11 @@ Status forward(const ForwardArgs& args, RunInfo* info = nullptr);
 
 /// Computes dq, dk, dv. Same error contract as forward().
 Status backward(const BackwardArgs& args, RunInfo* info = nullptr);
+
+/// Bytes of `workspace` forward(args) may need on its device: enough for any kernel the call may take, a
+/// function of the call's shapes, options and the device's SM count; 0 for a CPU call, when args are invalid
+/// (the call then reports why) or when no kernel of the call cuts tiles.
+std::size_t forward_workspace_size(const ForwardArgs& args);
 
 /// Bytes of `workspace` backward(args) needs on its device: a function of the call's shapes and options.
 /// 0 for a CPU call or when args are invalid (the call then reports why).

@@ -99,6 +99,19 @@ void set_options(flashattn::AttentionArgs& args, std::optional<double> softmax_s
   if (alibi_slopes) args.alibi_slopes = view_of(*alibi_slopes, "alibi_slopes");
 }
 
+/// Gives `args` a workspace of `bytes` (none when 0) from PyTorch's caching allocator on q's device, which
+/// the returned tensor holds: no allocation on the CUDA stream per call (whose pool would return the memory
+/// to the driver at each synchronisation and map it again), and under CUDA-graph capture memory of the
+/// graph's pool, so a captured call holds no allocation nodes.
+template <class Args>
+at::Tensor give_workspace(Args& args, std::size_t bytes, const at::Tensor& q) {
+  if (bytes == 0) return {};
+  at::Tensor workspace = at::empty({static_cast<int64_t>(bytes)}, q.options().dtype(at::kByte));
+  args.workspace = workspace.data_ptr();
+  args.workspace_bytes = bytes;
+  return workspace;
+}
+
 /// Runs the forward set up in `args` (options, varlen group) on q, k, v into out and lse.
 std::tuple<at::Tensor, at::Tensor> run_forward(flashattn::ForwardArgs& args, const at::Tensor& q,
                                                const at::Tensor& k, const at::Tensor& v, at::Tensor out,
@@ -112,6 +125,7 @@ std::tuple<at::Tensor, at::Tensor> run_forward(flashattn::ForwardArgs& args, con
   args.cuda_path = to_path(std::string_view(path.data(), path.size()));
   const c10::OptionalDeviceGuard guard(q.device());
   place(args, q);
+  const at::Tensor workspace = give_workspace(args, flashattn::forward_workspace_size(args), q);
   flashattn::RunInfo info;
   check(flashattn::forward(args, &info));
   record_run(info);
@@ -143,14 +157,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_backward(flashattn::BackwardA
   args.cuda_path = to_path(std::string_view(path.data(), path.size()));
   const c10::OptionalDeviceGuard guard(q.device());
   place(args, q);
-  // The workspace comes from PyTorch's caching allocator: no allocation on the CUDA stream per call (whose
-  // pool would return the memory at each synchronisation), and nothing for a CUDA graph to capture.
-  at::Tensor workspace;
-  if (const std::size_t bytes = flashattn::backward_workspace_size(args); bytes > 0) {
-    workspace = at::empty({static_cast<int64_t>(bytes)}, q.options().dtype(at::kByte));
-    args.workspace = workspace.data_ptr();
-    args.workspace_bytes = bytes;
-  }
+  const at::Tensor workspace = give_workspace(args, flashattn::backward_workspace_size(args), q);
   flashattn::RunInfo info;
   check(flashattn::backward(args, &info));
   record_run(info);
@@ -259,14 +266,7 @@ std::tuple<at::Tensor, at::Tensor> fwd_kvcache(
   set_options(args, softmax_scale, causal, window_left, window_right, softcap, alibi_slopes);
   const c10::OptionalDeviceGuard guard(q.device());
   place(args, q);
-  // Scratch from PyTorch's caching allocator: under CUDA-graph capture it comes from the graph's pool, so
-  // a captured decode step holds no allocation nodes.
-  at::Tensor workspace;
-  if (const std::size_t bytes = flashattn::kvcache_workspace_size(args); bytes > 0) {
-    workspace = at::empty({static_cast<int64_t>(bytes)}, q.options().dtype(at::kByte));
-    args.workspace = workspace.data_ptr();
-    args.workspace_bytes = bytes;
-  }
+  const at::Tensor workspace = give_workspace(args, flashattn::kvcache_workspace_size(args), q);
 
   flashattn::RunInfo info;
   check(flashattn::forward_kvcache(args, &info));

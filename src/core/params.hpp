@@ -47,6 +47,8 @@ struct ForwardParams {
   OperandStrides q_strides, k_strides, v_strides, out_strides;
   std::int64_t lse_batch_stride = 0;  ///< 0 in varlen mode.
   std::int64_t lse_head_stride = 0;   ///< lse rows (tokens) are contiguous.
+  void* workspace = nullptr;  ///< Caller's device scratch for the CUDA path; null = allocate per call.
+  std::size_t workspace_bytes = 0;
 
   /// Varlen: all three null in dense mode; seqused_k optional in varlen mode.
   const std::int32_t* cu_seqlens_q = nullptr;
@@ -128,9 +130,7 @@ struct KVCacheParams : ForwardParams {
   std::int64_t rotary_sin_row_stride = 0;
   int rotary_dim = 0;  ///< R: dimensions rotated (even, <= head_dim).
   bool rotary_interleaved = false;
-  int num_splits = 0;         ///< Requested splits (0 = automatic).
-  void* workspace = nullptr;  ///< Caller's device scratch for the CUDA path; null = allocate per call.
-  std::size_t workspace_bytes = 0;
+  int num_splits = 0;  ///< Requested splits (0 = automatic).
   /// Rotary position of new query i of sequence b: L + i under a causal or windowed mask, else L.
   FLASHATTN_HOST_DEVICE std::int64_t query_position(int b, int i) const {
     return cache_seqlens[b] + (has_window() ? i : 0);
@@ -145,8 +145,6 @@ struct BackwardParams : ForwardParams {
   void* dv = nullptr;
   OperandStrides dout_strides, dq_strides, dk_strides, dv_strides;
   bool deterministic = false;
-  void* workspace = nullptr;  ///< Caller's device scratch for the CUDA path; null = allocate per call.
-  std::size_t workspace_bytes = 0;
 };
 
 }  // namespace flashattn

@@ -278,7 +278,7 @@ Status validate_forward(const ForwardArgs& args, ForwardParams& params) {
     FLASHATTN_RETURN_IF_ERROR(check_lse("lse", args.lse, params, args, varlen));
     set_lse(args.lse, varlen, params);
   }
-  return {};
+  return set_workspace(args.workspace, args.workspace_bytes, params);
 }
 
 Status validate_backward(const BackwardArgs& args, BackwardParams& params) {
@@ -318,13 +318,7 @@ Status validate_backward(const BackwardArgs& args, BackwardParams& params) {
   params.dk_strides = strides_of(args.dk, varlen);
   params.dv_strides = strides_of(args.dv, varlen);
   params.deterministic = args.deterministic;
-  if (args.workspace == nullptr && args.workspace_bytes != 0) {
-    return invalid("workspace: workspace_bytes is " + std::to_string(args.workspace_bytes) +
-                   " but workspace is null");
-  }
-  params.workspace = args.workspace;
-  params.workspace_bytes = args.workspace_bytes;
-  return {};
+  return set_workspace(args.workspace, args.workspace_bytes, params);
 }
 
 }  // namespace flashattn::core

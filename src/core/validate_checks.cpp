@@ -69,4 +69,13 @@ OperandStrides strides_of(const TensorView& t, bool varlen) {
   return {t.stride[0], t.stride[1], t.stride[2]};
 }
 
+Status set_workspace(void* workspace, std::size_t bytes, ForwardParams& params) {
+  if (workspace == nullptr && bytes != 0) {
+    return invalid("workspace: workspace_bytes is " + std::to_string(bytes) + " but workspace is null");
+  }
+  params.workspace = workspace;
+  params.workspace_bytes = bytes;
+  return {};
+}
+
 }  // namespace flashattn::core

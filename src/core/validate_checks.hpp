@@ -38,4 +38,8 @@ Status check_shape(const char* name, const TensorView& t, const std::vector<std:
 /// Batch, row and head strides of a dense (B, S, H, D) or varlen (total, H, D) operand.
 OperandStrides strides_of(const TensorView& t, bool varlen);
 
+/// Checks a caller's workspace (`bytes` without a pointer is an error; the size against the call's need is
+/// checked where the need is known) and sets it in `params`.
+Status set_workspace(void* workspace, std::size_t bytes, ForwardParams& params);
+
 }  // namespace flashattn::core

@@ -184,12 +184,7 @@ Status validate_kvcache(const KVCacheArgs& args, KVCacheParams& params) {
                    std::to_string(args.num_splits));
   }
   params.num_splits = args.num_splits;
-  if (args.workspace == nullptr && args.workspace_bytes != 0) {
-    return invalid("workspace: workspace_bytes is " + std::to_string(args.workspace_bytes) +
-                   " but workspace is null");
-  }
-  params.workspace = args.workspace;
-  params.workspace_bytes = args.workspace_bytes;
+  FLASHATTN_RETURN_IF_ERROR(set_workspace(args.workspace, args.workspace_bytes, params));
 
   FLASHATTN_RETURN_IF_ERROR(
       check_like_q("out", args.out, args.q, {batch, seqlen_q, heads, head_dim_v}, "(B, Sq, H, Dv)"));

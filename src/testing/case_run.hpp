@@ -10,7 +10,8 @@
 
 namespace flashattn::testing {
 
-/// forward() arguments reading and writing `t` (through `device`), with the case's options.
+/// forward() arguments reading and writing `t` (through `device`), with the case's options; with
+/// target.caller_workspace, a workspace of forward_workspace_size() bytes.
 ForwardArgs forward_args(const Case& c, CaseTensors& t, DeviceTensors& device, const Target& target);
 
 /// backward() arguments: out and lse are the forward's, dout the case's random one; with

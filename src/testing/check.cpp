@@ -71,6 +71,10 @@ ForwardArgs forward_args(const Case& c, CaseTensors& t, DeviceTensors& device, c
   bind_attention(args, c, t, device, target);
   args.out = device.output(t.out);
   args.lse = device.output(t.lse);
+  if (target.caller_workspace) {
+    args.workspace_bytes = forward_workspace_size(args);
+    args.workspace = device.scratch(args.workspace_bytes);
+  }
   return args;
 }
 

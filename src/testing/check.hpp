@@ -19,8 +19,8 @@ struct Target {
   Device device;  ///< cpu, or a CUDA device (inputs are copied there and back).
   CudaPath cuda_path = CudaPath::automatic;
   int num_threads = 0;
-  /// backward() gets a workspace of backward_workspace_size() bytes from the caller instead of allocating
-  /// one (the same buffer, stale contents and all, for every rerun of a case).
+  /// forward() and backward() get a workspace of forward_workspace_size() / backward_workspace_size() bytes
+  /// from the caller instead of allocating one (the same buffer, stale contents and all, for every rerun).
   bool caller_workspace = false;
   /// backward() runs with deterministic = true (ordered dQ additions).
   bool deterministic = false;

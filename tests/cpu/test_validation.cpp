@@ -222,6 +222,16 @@ TEST_F(ValidationTest, BackwardNeedsForwardResults) {
   expect_backward_rejected([](BackwardArgs& a) { a.dv.dtype = DType::bf16; }, "dv: dtype must be fp32");
 }
 
+TEST_F(ValidationTest, ForwardWorkspace) {
+  expect_forward_rejected([](ForwardArgs& a) { a.workspace_bytes = 64; },
+                          "workspace: workspace_bytes is 64 but workspace is null");
+  // The CPU backend needs none, nor does a CUDA call whose tiles are never cut (7 keys).
+  EXPECT_EQ(forward_workspace_size(fwd_), 0u);
+  ForwardArgs cuda = fwd_;
+  cuda.device = Device{DeviceKind::cuda, 0};
+  EXPECT_EQ(forward_workspace_size(cuda), 0u);
+}
+
 TEST_F(ValidationTest, BackwardWorkspace) {
   expect_backward_rejected([](BackwardArgs& a) { a.workspace_bytes = 64; },
                            "workspace: workspace_bytes is 64 but workspace is null");

@@ -438,6 +438,35 @@ TEST(CudaForwardSm90, PartialRoundsOfEqualTilesCutTilesBetweenCtas) {
   EXPECT_TRUE(reruns_bitwise_equal(paired, Op::forward, kHopper, 3)) << describe(paired);
 }
 
+// The cut tiles' workspace from the caller (forward_workspace_size() bytes, one buffer with stale contents
+// for every rerun): the oracle passes and reruns agree bitwise; a workspace smaller than the call needs is
+// refused with an error naming it, and out stays untouched.
+TEST(CudaForwardSm90, CutTilesTakeTheCallersWorkspace) {
+  HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
+  Target target = kHopper;
+  target.caller_workspace = true;
+  const Case c = make_dense_case(caps.dtypes.front(), caps.head_dims.front(), 1, 133, 133, 8, 4200, 5501);
+  const CaseResult result = run_case(c, Op::forward, target);
+  EXPECT_TRUE(result.status.ok() && result.passed) << summary(result);
+  EXPECT_GT(result.info.cut_tiles, 0) << summary(result);
+  EXPECT_TRUE(reruns_bitwise_equal(c, Op::forward, target, 3)) << describe(c);
+
+  DeviceTensors device(target.device);
+  CaseTensors t = make_case_tensors(c, Op::forward);
+  ForwardArgs too_small = forward_args(c, t, device, target);
+  ASSERT_GT(too_small.workspace_bytes, 64u);
+  too_small.workspace_bytes = 64;
+  const Status refused = forward(too_small);
+  EXPECT_EQ(refused.code(), StatusCode::invalid_argument) << refused.to_string();
+  EXPECT_EQ(refused.message().rfind("workspace: 64 bytes given", 0), 0u) << refused.message();
+  EXPECT_NE(refused.message().find("forward_workspace_size"), std::string::npos) << refused.message();
+  device.download_outputs();
+  const auto elements = static_cast<std::int64_t>(t.out.size_bytes() / element_size(t.out.dtype()));
+  std::int64_t written = 0;
+  for (std::int64_t i = 0; i < elements; ++i) written += t.out.is_poisoned(i) ? 0 : 1;
+  EXPECT_EQ(written, 0) << "out elements written by a refused call";
+}
+
 TEST(CudaForwardSm90, HeadDimPairsMatchOracle) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
   if (caps.head_dim_pairs.empty()) GTEST_SKIP() << "no sm90 D != Dv forward kernel is built";

@@ -81,12 +81,13 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   const int ctas = kernel_params.order.ctas * Layouts::kClusterSize;
   info.num_ctas = ctas;
   const auto stream = static_cast<cudaStream_t>(args.stream);
-  // An order ending in a stream cuts tiles: a workspace slot per CTA, whose flags the kernel needs zero
-  // (cleared on the call's stream, before it). Freed on the stream after the kernel.
+  // An order ending in a stream cuts tiles: a workspace slot per CTA (at most one per SM, which
+  // forward_workspace_size() counts), whose flags the kernel needs zero (cleared on the call's stream,
+  // before it). The caller's, else allocated and freed on the stream after the kernel.
   using SplitTail = FwdSplitTailOfSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   const bool cuts_tiles = kernel_params.order.stream_start < kernel_params.order.positions;
-  StreamWorkspace workspace(cuts_tiles ? SplitTail::workspace_bytes(ctas) : 0, nullptr, 0, stream,
-                            "the forward's cut tiles");
+  StreamWorkspace workspace(cuts_tiles ? SplitTail::workspace_bytes(ctas) : 0, params.workspace,
+                            params.workspace_bytes, stream, "forward_workspace_size");
   if (!workspace.status().ok()) return workspace.status();
   info.cut_tiles = PersistentTileScheduler::cut_tiles(kernel_params.order) * Layouts::kClusterSize;
   if (cuts_tiles) {

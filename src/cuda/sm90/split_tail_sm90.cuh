@@ -20,6 +20,7 @@
 
 #include <cute/tensor.hpp>
 
+#include "core/fwd_split_tail_workspace.hpp"
 #include "cuda/sm90/primitives_sm90.cuh"
 
 namespace flashattn::cuda::sm90 {
@@ -43,20 +44,24 @@ struct FwdSplitTailSm90 {
   /// Floats of one warpgroup's share of a slot: its accumulator, then its lse (per thread, duplicated
   /// across the threads of a row, which keeps the addressing the accumulator's).
   static constexpr std::size_t kWarpGroupFloats = std::size_t{kThreads} * kRows * (kCols + 1);
+  /// The value head dim: a warpgroup's 64 rows hold 128 threads' kRows x kCols.
+  static constexpr int kHeadDimV = kThreads * kRows * kCols / 64;
+  static_assert(kRows == 2 && kWarpGroupFloats == core::fwd_split_tail_warpgroup_floats(kHeadDimV),
+                "forward_workspace_size() sizes this layout");
+  static_assert(kWarpGroups <= core::kFwdSplitTailMaxWarpGroups, "forward_workspace_size() counts these");
 
   /// Host: bytes of the workspace for `slots` slots: the partials, then the flags (256-byte aligned).
   static std::size_t workspace_bytes(int slots) {
-    const std::size_t partials = std::size_t(slots) * kWarpGroups * kWarpGroupFloats * sizeof(float);
-    return (partials + 255) / 256 * 256 + flags_bytes(slots);
+    return core::fwd_split_tail_workspace_bytes(slots, kWarpGroups, kHeadDimV);
   }
   static std::size_t flags_bytes(int slots) {
     return std::size_t(slots) * kWarpGroups * sizeof(std::int32_t);
   }
   static FwdSplitTailWorkspace carve(void* data, int slots) {
-    const std::size_t partials = std::size_t(slots) * kWarpGroups * kWarpGroupFloats * sizeof(float);
     char* base = static_cast<char*>(data);
     return {reinterpret_cast<float*>(base),
-            reinterpret_cast<std::int32_t*>(base + (partials + 255) / 256 * 256)};
+            reinterpret_cast<std::int32_t*>(
+                base + core::fwd_split_tail_partials_bytes(slots, kWarpGroups, kHeadDimV))};
   }
 
   /// The writer's side, called by every thread of consumer warpgroup `warp_group` (`thread` of 128) with
