@@ -136,13 +136,7 @@ constexpr FwdPairsSm90 fwd_pairs_sm90(long long heads, long long heads_kv, long 
 /// the unsplit order (H100, docs/PERF.md, session 51): S 512-2k 0.876-1.012 (D 256 S 512 -20 us), from 4k
 /// 0.996-1.025 (D 64 S 4k +2.5%, D 128 S 4k +1.5%, D 256 S 8k / 16k +1.4 / +2.1%). So from 4,096 keys:
 /// against the unsplit order there (session 52, cluster pairs included) 0.991-1.024, geomean 1.012.
-/// Session 53 located that cost: ~3 us outside the kernel (the flags' clear and the gap behind it, now a
-/// programmatic dependent's) and the rest inside (ncu: D 256 S 512 +14.8 us, of which the extra pieces 6.0
-/// and the partials' write and merge 8.8; D 64 / 128 S 1k -1.9 / -2.2 us, a net saving). So at Dv <= 128
-/// from 2,048 keys, where session 51 measured D 64 S 2k 8 us faster and D 128 S 2k even, before this clear.
-constexpr bool fwd_split_tail_sm90(long long seqlen_k, int head_dim_v) {
-  return seqlen_k >= (head_dim_v <= 128 ? 2048 : 4096);
-}
+constexpr bool fwd_split_tail_sm90(long long seqlen_k) { return seqlen_k >= 4096; }
 
 /// Whether the Hopper forward's persistent CTAs take a masked problem's query tiles in pairs — a head's
 /// longest tile, then its shortest; its second longest, then its second shortest; ... — rather than in
