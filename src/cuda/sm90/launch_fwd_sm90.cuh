@@ -82,52 +82,47 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   info.num_ctas = ctas;
   const auto stream = static_cast<cudaStream_t>(args.stream);
   // An order ending in a stream cuts tiles: a workspace slot per CTA (at most one per SM, which
-  // forward_workspace_size() counts), whose flags the kernel needs zero: cleared by a kernel on the call's
-  // stream, whose programmatic dependent the forward is (split_tail_sm90.cuh), so the forward's start does
-  // not wait for it. The caller's workspace, else allocated and freed on the stream after the kernel.
+  // forward_workspace_size() counts), whose flags the kernel needs zero (cleared on the call's stream,
+  // before it). The caller's, else allocated and freed on the stream after the kernel.
   using SplitTail = FwdSplitTailOfSm90<Element, kHeadDim, kHeadDimV, kRegime>;
   const bool cuts_tiles = kernel_params.order.stream_start < kernel_params.order.positions;
   StreamWorkspace workspace(cuts_tiles ? SplitTail::workspace_bytes(ctas) : 0, params.workspace,
                             params.workspace_bytes, stream, "forward_workspace_size");
   if (!workspace.status().ok()) return workspace.status();
   info.cut_tiles = PersistentTileScheduler::cut_tiles(kernel_params.order) * Layouts::kClusterSize;
+  if (cuts_tiles) {
+    kernel_params.split_tail = SplitTail::carve(workspace.data(), ctas);
+    const cudaError_t cleared =
+        cudaMemsetAsync(kernel_params.split_tail.flags, 0, SplitTail::flags_bytes(ctas), stream);
+    if (cleared != cudaSuccess) return cuda_error("cudaMemsetAsync(cut tiles' flags)", cleared);
+  }
   info.cluster_size = Layouts::kKvMulticast ? Layouts::kClusterSize : 0;
   auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kRegime>;
   constexpr int kSmem = Layouts::kSmemBytes;
   // Above 48 KB a CTA's dynamic shared memory needs an explicit opt-in (once per device and kernel).
   cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (error != cudaSuccess) return cuda_error("cudaFuncSetAttribute(shared memory)", error);
-  cudaLaunchAttribute attributes[2];
-  unsigned attribute_count = 0;
-  if (cuts_tiles) {
-    kernel_params.split_tail = SplitTail::carve(workspace.data(), ctas);
-    constexpr int kClearThreads = 256;
-    const int flags = SplitTail::flag_count(ctas);
-    const int blocks = (flags + kClearThreads - 1) / kClearThreads;
-    fwd_split_tail_clear_flags_sm90<SplitTail>
-        <<<blocks, kClearThreads, 0, stream>>>(kernel_params.split_tail.flags, flags);
-    error = cudaGetLastError();
-    if (error != cudaSuccess) return cuda_error("fwd_split_tail_clear_flags_sm90 launch", error);
-    cudaLaunchAttribute& dependent = attributes[attribute_count++];
-    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    dependent.val.programmaticStreamSerializationAllowed = 1;
-  }
   if constexpr (Layouts::kKvMulticast) {
-    cudaLaunchAttribute& cluster_dims = attributes[attribute_count++];
+    cudaLaunchAttribute cluster_dims;
     cluster_dims.id = cudaLaunchAttributeClusterDimension;
     cluster_dims.val.clusterDim.x = Layouts::kClusterSize;  // CTAs 2c and 2c + 1
     cluster_dims.val.clusterDim.y = 1;
     cluster_dims.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(ctas));
+    config.blockDim = dim3(Layouts::kThreads);
+    config.dynamicSmemBytes = kSmem;
+    config.stream = stream;
+    config.attrs = &cluster_dims;
+    config.numAttrs = 1;
+    error = cudaLaunchKernelEx(&config, kernel, kernel_params);
+    return error == cudaSuccess ? Status{} : cuda_error("fwd_sm90 cluster launch", error);
+  } else {
+    kernel<<<ctas, Layouts::kThreads, kSmem, stream>>>(kernel_params);
+    error = cudaGetLastError();
+    if (error != cudaSuccess) return cuda_error("fwd_sm90 launch", error);
+    return {};
   }
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(ctas));
-  config.blockDim = dim3(Layouts::kThreads);
-  config.dynamicSmemBytes = kSmem;
-  config.stream = stream;
-  config.attrs = attributes;
-  config.numAttrs = attribute_count;
-  error = cudaLaunchKernelEx(&config, kernel, kernel_params);
-  return error == cudaSuccess ? Status{} : cuda_error("fwd_sm90 launch", error);
 }
 
 /// Launches the forward of `params` with the tile of (kHeadDim, kHeadDimV, kRegime), long_keys or

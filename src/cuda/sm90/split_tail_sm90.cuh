@@ -11,10 +11,7 @@
 // so a thread holds the same rows and columns in both and no coordinate is ever computed.
 //
 // Invariants: a writer never waits, and every CTA of the persistent grid is resident, so an owner's wait
-// ends. The flags are zero before their first access: the launcher clears them with
-// fwd_split_tail_clear_flags_sm90 and launches the forward as its programmatic dependent, so the forward
-// starts without waiting for the clear and only the two flag accesses wait for it (griddepcontrol.wait:
-// the clear grid has completed and its stores are visible; a no-op in a launch without the dependency).
+// ends. The flags are zero when the kernel starts (the launcher clears them on the call's stream).
 #pragma once
 
 #include <cmath>
@@ -57,7 +54,9 @@ struct FwdSplitTailSm90 {
   static std::size_t workspace_bytes(int slots) {
     return core::fwd_split_tail_workspace_bytes(slots, kWarpGroups, kHeadDimV);
   }
-  static int flag_count(int slots) { return slots * kWarpGroups; }
+  static std::size_t flags_bytes(int slots) {
+    return std::size_t(slots) * kWarpGroups * sizeof(std::int32_t);
+  }
   static FwdSplitTailWorkspace carve(void* data, int slots) {
     char* base = static_cast<char*>(data);
     return {reinterpret_cast<float*>(base),
@@ -86,7 +85,6 @@ struct FwdSplitTailSm90 {
     __threadfence();  // this thread's partial is visible at gpu scope before the warpgroup's flag
     named_barrier_sync(kThreads, FwdBarrier::kWarpGroup, warp_group);
     if (thread == 0) {
-      asm volatile("griddepcontrol.wait;" ::: "memory");  // after the clear, or it could undo this
       asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(flag(workspace, slot, warp_group)), "r"(1)
                    : "memory");
     }
@@ -98,7 +96,6 @@ struct FwdSplitTailSm90 {
   __device__ static void merge(const FwdSplitTailWorkspace& workspace, int slot, int warp_group, int thread,
                                AccRC& acc_rc, float (&lse)[kRows]) {
     if (thread == 0) {
-      asm volatile("griddepcontrol.wait;" ::: "memory");  // after the clear, or it could read a stale flag
       const std::int32_t* ready = flag(workspace, slot, warp_group);
       std::int32_t value = 0;
       for (;;) {
@@ -148,14 +145,5 @@ struct FwdSplitTailSm90 {
     return workspace.flags + slot * kWarpGroups + warp_group;
   }
 };
-
-/// Clears the `count` flags of a call's cut tiles (one thread a flag). Its dependents may launch at once:
-/// they wait for this grid only where they touch a flag.
-template <class SplitTail>
-__global__ void fwd_split_tail_clear_flags_sm90(std::int32_t* flags, int count) {
-  asm volatile("griddepcontrol.launch_dependents;");
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < count) flags[i] = 0;
-}
 
 }  // namespace flashattn::cuda::sm90
