@@ -38,7 +38,7 @@ constexpr std::size_t fwd_split_tail_workspace_bytes(int slots, int warpgroups, 
 /// length on may.
 inline std::size_t fwd_split_tail_workspace_bound(const ForwardParams& p, int multiprocessors) {
   const bool equal_tiles = !p.has_window() && !p.is_varlen() && p.seqused_k == nullptr;
-  if (!equal_tiles || !fwd_split_tail_sm90(p.max_seqlen_k) || multiprocessors <= 0) return 0;
+  if (!equal_tiles || !fwd_split_tail_sm90(p.max_seqlen_k, p.head_dim_v) || multiprocessors <= 0) return 0;
   return fwd_split_tail_workspace_bytes(multiprocessors, kFwdSplitTailMaxWarpGroups, p.head_dim_v);
 }
 

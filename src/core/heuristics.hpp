@@ -129,14 +129,21 @@ constexpr FwdPairsSm90 fwd_pairs_sm90(long long heads, long long heads_kv, long 
 
 /// Whether the Hopper forward walks a partial last round of equal tiles (unmasked, one length) as a stream of
 /// key tiles cut into equal stretches, a tile cut between two CTAs merged through the workspace
-/// (cuda/sm90/split_tail_sm90.cuh), given the tiles' `seqlen_k` keys. The stream saves up to half a tile's
-/// time where the last round is partial (D 128 S 4k ran 3.1% slower than the whole rounds of S 4224), but
-/// the cut tiles' partials (every CTA writes one at its stretch's start and merges one at its end, fp32 O
-/// and lse) cost ~10 us at D 64 / 128 and ~20-25 us at D 256 a call, on every CTA's path. Measured against
-/// the unsplit order (H100, docs/PERF.md, session 51): S 512-2k 0.876-1.012 (D 256 S 512 -20 us), from 4k
-/// 0.996-1.025 (D 64 S 4k +2.5%, D 128 S 4k +1.5%, D 256 S 8k / 16k +1.4 / +2.1%). So from 4,096 keys:
-/// against the unsplit order there (session 52, cluster pairs included) 0.991-1.024, geomean 1.012.
-constexpr bool fwd_split_tail_sm90(long long seqlen_k) { return seqlen_k >= 4096; }
+/// (cuda/sm90/split_tail_sm90.cuh), given the tiles' `seqlen_k` keys and `head_dim_v`. The stream saves up to
+/// half a tile's time where the last round is partial (D 128 S 4k ran 3.1% slower than the whole rounds of S
+/// 4224), but the cut tiles' partials (every CTA writes one at its stretch's start and merges one at its end,
+/// fp32 O and lse) cost ~10 us at D 64 / 128 and ~20-25 us at D 256 a call, on every CTA's path. Measured
+/// against the unsplit order (H100, docs/PERF.md, session 51): S 512-2k 0.876-1.012 (D 256 S 512 -20 us),
+/// from 4k 0.996-1.025 (D 64 S 4k +2.5%, D 128 S 4k +1.5%, D 256 S 8k / 16k +1.4 / +2.1%). So from 4,096
+/// keys: against the unsplit order there (session 52, cluster pairs included) 0.991-1.024, geomean 1.012. At
+/// Dv <= 128 the stream saves more inside the kernel than its fixup costs from 2,048 keys (session 53, ncu:
+/// D 64 / 128 S 1k -1.9 / -2.2 us; D 256 S 512 +14.8 us, of which the partials' write and merge 8.8).
+/// Measured from 2,048 keys at Dv <= 128 against 4,096 (session 54, H100, two runs a side): S 2k D 64 / 128
+/// +2.0 / +2.3%, every other full-mask cell 0.997-1.007, causal (never cut) 0.996-1.002.
+constexpr long long fwd_split_tail_min_keys_sm90(int head_dim_v) { return head_dim_v <= 128 ? 2048 : 4096; }
+constexpr bool fwd_split_tail_sm90(long long seqlen_k, int head_dim_v) {
+  return seqlen_k >= fwd_split_tail_min_keys_sm90(head_dim_v);
+}
 
 /// Whether the Hopper forward's persistent CTAs take a masked problem's query tiles in pairs — a head's
 /// longest tile, then its shortest; its second longest, then its second shortest; ... — rather than in

@@ -20,9 +20,12 @@ ForwardParams unmasked(int keys) {
   return p;
 }
 
-TEST(FwdSplitTailWorkspace, TilesAreCutFrom4096Keys) {
-  EXPECT_FALSE(fwd_split_tail_sm90(4095));
-  EXPECT_TRUE(fwd_split_tail_sm90(4096));
+TEST(FwdSplitTailWorkspace, TilesAreCutFrom2048KeysUpToDv128And4096Above) {
+  EXPECT_FALSE(fwd_split_tail_sm90(2047, 128));
+  EXPECT_TRUE(fwd_split_tail_sm90(2048, 128));
+  EXPECT_TRUE(fwd_split_tail_sm90(2048, 64));
+  EXPECT_FALSE(fwd_split_tail_sm90(4095, 256));
+  EXPECT_TRUE(fwd_split_tail_sm90(4096, 256));
 }
 
 TEST(FwdSplitTailWorkspace, BoundCountsThreeWarpGroupsASm) {
@@ -37,7 +40,7 @@ TEST(FwdSplitTailWorkspace, BoundCountsThreeWarpGroupsASm) {
 }
 
 TEST(FwdSplitTailWorkspace, NoneWhereNoKernelCutsTiles) {
-  EXPECT_EQ(fwd_split_tail_workspace_bound(unmasked(4095), 132), 0u);
+  EXPECT_EQ(fwd_split_tail_workspace_bound(unmasked(2047), 132), 0u);
   EXPECT_EQ(fwd_split_tail_workspace_bound(unmasked(8192), 0), 0u);
   ForwardParams causal = unmasked(8192);
   causal.window_right = 0;

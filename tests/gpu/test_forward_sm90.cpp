@@ -397,13 +397,13 @@ TEST(CudaForwardSm90, FullMaskQueryTilePairsShareTheirKvLoads) {
 // D != Dv pairs (D 192 / Dv 128) on the sm90 kernel of the pair: Q·Kᵀ over D, P·V and O over Dv, O staged
 // in Q's shared memory (forward_suite.hpp's head_dim_pair_cases).
 // Unmasked calls whose equal tiles end in a partial round of the persistent CTAs walk that round and the one
-// before as a stream of key tiles (PersistentTileScheduler::Order::stream_start, from 4,096 keys): tiles cut
-// between two CTAs, the later key tiles' rows left in the workspace and merged by the CTA holding the tile's
-// key tile 0. 4,200 keys (a partial last key tile, so the cuts fall inside tiles on both sides of the masked
-// one). H 67 x 200 rows: 134 tiles on 132 SMs (or 114), whose rows fill every consumer warpgroup of D 64's
-// 192-row tile and both of the 128-row tiles; H 133 x 8 rows with ALiBi and softcap, which the merge must
-// keep. RunInfo counts the cut tiles; reruns bitwise identical (the merge's order is fixed). Few rows a head
-// keep the fp64 oracle's work small.
+// before as a stream of key tiles (PersistentTileScheduler::Order::stream_start, from 2,048 keys at Dv <= 128
+// and 4,096 above): tiles cut between two CTAs, the later key tiles' rows left in the workspace and merged by
+// the CTA holding the tile's key tile 0. 4,200 keys (a partial last key tile, so the cuts fall inside tiles
+// on both sides of the masked one). H 67 x 200 rows: 134 tiles on 132 SMs (or 114), whose rows fill every
+// consumer warpgroup of D 64's 192-row tile and both of the 128-row tiles; H 133 x 8 rows with ALiBi and
+// softcap, which the merge must keep. RunInfo counts the cut tiles; reruns bitwise identical (the merge's
+// order is fixed). Few rows a head keep the fp64 oracle's work small.
 TEST(CudaForwardSm90, PartialRoundsOfEqualTilesCutTilesBetweenCtas) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::forward);
   for (int head_dim : caps.head_dims) {
@@ -418,10 +418,11 @@ TEST(CudaForwardSm90, PartialRoundsOfEqualTilesCutTilesBetweenCtas) {
     }
     EXPECT_TRUE(reruns_bitwise_equal(plain, Op::forward, kHopper, 5)) << describe(plain);
   }
-  // Below 4,096 keys the tail is not cut (its partials would cost more than it saves).
-  const CaseResult short_keys =
-      run_case(make_dense_case(caps.dtypes.front(), caps.head_dims.front(), 1, 133, 133, 8, 4095, 5201),
-               Op::forward, kHopper);
+  // Below 2,048 keys (4,096 from Dv 192) the tail is not cut (its partials would cost more than it saves).
+  const int short_dim = caps.head_dims.front();
+  const CaseResult short_keys = run_case(
+      make_dense_case(caps.dtypes.front(), short_dim, 1, 133, 133, 8, short_dim <= 128 ? 2047 : 4095, 5201),
+      Op::forward, kHopper);
   EXPECT_TRUE(short_keys.status.ok() && short_keys.passed) << summary(short_keys);
   EXPECT_EQ(short_keys.info.cut_tiles, 0) << summary(short_keys);
   // D 128 from 8,192 keys runs query tiles in cluster pairs: 67 pairs of tiles (H 67 x 2 tiles of 128 rows,

@@ -110,10 +110,10 @@ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const 
   // Cut tiles where every tile walks the same keys: no window or causal mask, one length for every sequence.
   const std::int64_t key_tiles = (params.max_seqlen_k + Layouts::kBlockN - 1) / Layouts::kBlockN;
   const bool equal_tiles = !params.has_window() && !varlen && params.seqused_k == nullptr;
-  const int stream_keys =
-      fwd_split_tail_allowed_sm90<Layouts>() && equal_tiles && core::fwd_split_tail_sm90(params.max_seqlen_k)
-          ? static_cast<int>(key_tiles)
-          : 0;
+  const int stream_keys = fwd_split_tail_allowed_sm90<Layouts>() && equal_tiles &&
+                                  core::fwd_split_tail_sm90(params.max_seqlen_k, params.head_dim_v)
+                              ? static_cast<int>(key_tiles)
+                              : 0;
   // The multicast maps only where a pair loads by them: encoding a tensor map costs host time every call.
   typename Layouts::TmaKMulticast tma_k_mc{};
   typename Layouts::TmaVMulticast tma_v_mc{};

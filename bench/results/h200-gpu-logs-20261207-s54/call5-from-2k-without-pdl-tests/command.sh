@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# Session 54, call 5 (177 s, on the machine call 4 left warm): the GPU tests of the split tail from 2,048 keys
+# without the PDL clear (the working tree of call 4, whose build-gpu it reuses), run as one command line.
+tar xf .ab/from2k_nopdl_src.tar && mkdir -p $OUT && (cmake -S . -B build-gpu -DFLASHATTN_BUILD_TESTS=ON >/dev/null 2>&1; grep -E "^FLASHATTN_(HEAD_DIMS|KERNEL_FAMILIES|BUILD_TESTS|GPU_TESTS)" build-gpu/CMakeCache.txt; cmake --build build-gpu --target flashattn_tests_gpu -j16 2>&1 | tail -2) && FLASHATTN_GPU_TIER=quick timeout 250 build-gpu/tests/flashattn_tests_gpu --gtest_filter='CudaForwardSm90.PartialRoundsOfEqualTilesCutTilesBetweenCtas:CudaForwardSm90.CutTilesTakeTheCallersWorkspace:CudaForwardSm90.*SplitTail*' 2>&1 | tee $OUT/tests_from2k_nopdl.log | grep -E "^\[ *(OK|FAILED|PASSED|SKIPPED) *\]|tests ran"
