@@ -1,8 +1,8 @@
 // flashattn — the epilogue of the Hopper forward kernel. Each consumer warpgroup rounds its 64 rows of O
 // (fp32 registers, already normalised) to the element type and stages them with stmatrix in a 64-row block
-// of shared memory that no one else reads or writes meanwhile: its own block of the tile's Q buffer (its
-// Q·Kᵀ, the only reader of that block, has completed), or a stage of the K or V ring that the main loop
-// held back (Layouts::kStageOInRings). One thread of the warpgroup then hands the
+// of shared memory that no one else reads or writes meanwhile: its own block of the tile's Q buffer (two Q
+// buffers; its Q·Kᵀ, the only reader of that block, has completed), or a stage of the K or V ring that the
+// main loop held back (one Q buffer, Layouts::kStageOInRings). One thread of the warpgroup then hands the
 // block to a TMA store and the warpgroup moves on. In a varlen batch a warpgroup whose rows run past the
 // sequence's end writes whole rows in 16-byte vectors instead, leaving the rows past the end alone (they
 // belong to the next sequence). lse is written by the lane holding each row's first column. With GQA

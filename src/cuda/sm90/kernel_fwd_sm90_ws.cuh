@@ -16,15 +16,14 @@
 // Across tiles the K/V stage rings simply continue, so the producer loads the next tile's K and V while
 // the consumers finish the current one. Q has a ring of kQStages buffers, tile t of the CTA in buffer
 // t % kQStages. q_full[b] (a transaction barrier) says a tile's Q landed in buffer b; q_free[b] (all consumer
-// threads arrive) says buffer b may take the next Q. With kTile.o_in_rings (D = 128's and 256's short-key
-// tiles, D = 256's long-key tile) O is staged in the stages of the tile's last K and V tiles, released to
-// the producer at the next tile's start, and q_free comes right after the tile's last Q·Kᵀ: with one buffer
-// the next Q loads under the last steps and the epilogue, with two the Q after it does. Without, the
-// epilogue stages the tile's O in its Q buffer for a TMA store: with two or three buffers q_free waits
-// until the next tile's first softmax is done (the store has drained by then), and the producer loads a
-// tile's Q one tile ahead (two buffers) or two (three); with one (D = 192) q_free comes once the store has
-// read it. A block without keys stages its O in its Q buffer whatever the tile. Each buffer completes one
-// phase of each barrier per use, so both sides track the phases by counting tiles.
+// threads arrive) says buffer b may take the next Q. With two or three buffers the epilogue stages the tile's
+// O in its Q buffer for a TMA store, q_free waits until the next tile's first softmax is done (the store has
+// drained by then), and the producer loads a tile's Q one tile ahead (two buffers) or two (three). With one
+// (the head dims whose Q fills 48-64 KB) and kTile.o_in_rings (D = 256), q_free comes right after the tile's
+// last Q·Kᵀ, so the next Q loads under the last steps and the epilogue, and O is staged in the stages of the
+// tile's last K and V tiles, released to the producer at the next tile's start; without (D = 192), O is
+// staged in the Q buffer and q_free comes once its store has read it. Each buffer completes one phase of each
+// barrier per use, so both sides track the phases by counting tiles.
 //
 // Cluster pairs (the *_paired regimes, Layouts::kKvMulticast): CTAs 2c and 2c + 1 take the order's work
 // items as one unit c, each its own query head (2h + rank) or query tile (2m + rank) of the item's pair
@@ -243,16 +242,16 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
     typename Mainloop::Softmax softmax(params.base.softmax_scale_log2);
     const int q_stage = tiles_done % kQStages;
     if constexpr (!Layouts::kPackGqa) smem.barriers.q_full[q_stage].wait((tiles_done / kQStages) & 1);
-    // O staged in the rings (Layouts::kStageOInRings): Q goes back as soon as the block's last Q·Kᵀ is done
-    // (a block without keys: once its O store has read it, below). O staged in two or three Q buffers: the
-    // previous tile's buffer goes back once its O store has read it, checked after this tile's first softmax.
-    // (Checked right after the first Q·Kᵀ's issue, the store issuer often still waited for it at causal
-    // S = 512, whose tiles are 1-4 steps long: -2.5%, docs/PERF.md.) O staged in one Q buffer: Q goes back
-    // once O's store has read it (below).
+    // Two buffers: the previous tile's buffer goes back once its O store has read it, checked after this
+    // tile's first softmax. (Checked right after the first Q·Kᵀ's issue, the store issuer often still
+    // waited for it at causal S = 512, whose tiles are 1-4 steps long: -2.5%, docs/PERF.md.)
+    // One buffer and O staged in the rings (Layouts::kStageOInRings): Q goes back as soon as the block's last
+    // Q·Kᵀ is done, and the next tile's Q loads under this tile's last steps and epilogue. One buffer and O
+    // staged in it: Q goes back once O's store has read it.
     Mainloop::consume(
         params, smem, pipeline_k, pipeline_v, read_k, read_v, work, q_stage, thread, pingpong, tOrO, softmax,
         [&] {
-          if constexpr (kQStages >= 2 && !Layouts::kStageOInRings) {
+          if constexpr (kQStages >= 2) {
             if (tiles_done > 0) {
               Epilogue::wait_stores_read(thread);
               smem.barriers.q_free[(tiles_done - 1) % kQStages].arrive();
@@ -260,7 +259,7 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
           }
         },
         [&] {
-          if constexpr (Layouts::kStageOInRings) smem.barriers.q_free[q_stage].arrive();
+          if constexpr (Layouts::kStageOInRings) smem.barriers.q_free[0].arrive();
         });
 
     float lse[Mainloop::kRowsPerThread];
@@ -296,9 +295,9 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
       }
       Epilogue::store(params, o_block, tOrO, lse, epilogue_work, gO, lse_out, warp_group - 1);
     }
-    if ((kQStages == 1 || Layouts::kStageOInRings) && !holding && !Layouts::kPackGqa) {
+    if (kQStages == 1 && !holding && !Layouts::kPackGqa) {
       Epilogue::wait_stores_read(thread);  // O sits in Q's buffer until its TMA store has read it
-      smem.barriers.q_free[q_stage].arrive();
+      smem.barriers.q_free[0].arrive();
     }
     WorkRing::release(smem.work_ring, tiles_done);
   }

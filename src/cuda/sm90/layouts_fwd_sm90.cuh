@@ -92,15 +92,16 @@ struct FwdLayoutsSm90 {
       SmemAtomVt{}, cute::Shape<cute::Int<kHeadDimV>, cute::Int<kBlockN>, cute::Int<kStagesV>>{},
       cute::Step<cute::_2, cute::_1, cute::_3>{}));  // (HEAD_DIM_V, BLOCK_N, PIPE)
   // The epilogue stages each warpgroup's 64 rows of O in a 64 x HEAD_DIM_V block laid out as Q's (the same
-  // layout when Dv = D): without kTile.o_in_rings, at the start of its own block of the tile's Q buffer;
-  // with kTile.o_in_rings, in the stage of its last K tile (warpgroup 0) and of its last V tile
-  // (warpgroup 1), held back from the producer until the stores have read them, so that Q can go back after
-  // the tile's last Q·Kᵀ. Staged in a Q buffer, O keeps the Q of a later tile from loading into it until its
-  // store has read it: with one buffer, a bubble of a store and a 48-64 KB load per tile (16% of the stall
-  // samples at D = 256, S 512; docs/PERF.md, session 18); with two, a later start of the load a tile ahead.
+  // layout when Dv = D): with two Q buffers at the start of its own block of the tile's Q buffer; with one
+  // and without kTile.o_in_rings, there in the only Q buffer; with kTile.o_in_rings, the stage of its last K
+  // tile (warpgroup 0) and of its last V tile (warpgroup 1), held back from the producer until the stores
+  // have read them, so that Q can go back after the tile's last Q·Kᵀ: staged in the only Q buffer, O kept
+  // the next tile's Q from loading until its store had read it, a bubble of a store and a 48-64 KB load per
+  // tile (16% of the stall samples at D = 256, S 512; docs/PERF.md, session 18).
   static constexpr bool kStageOInRings = kTile.o_in_rings;
-  static_assert(!kStageOInRings || (kConsumerWarpGroups == 2 && kBlockN >= 64),
-                "O staged in the rings: a K stage and a V stage each hold one warpgroup's 64 rows");
+  static_assert(
+      !kStageOInRings || (kQStages == 1 && kConsumerWarpGroups == 2 && kBlockN >= 64),
+      "O staged in the rings: one Q buffer; a K stage and a V stage each hold one warpgroup's 64 rows");
   using SmemLayoutOWarpGroup = decltype(cute::tile_to_shape(SmemAtomKMajor<kHeadDimV>{},
                                                             cute::Shape<cute::_64, cute::Int<kHeadDimV>>{}));
   using SmemLayoutO = decltype(cute::tile_to_shape(

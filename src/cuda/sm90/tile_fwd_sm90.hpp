@@ -150,16 +150,9 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
       // runs under it, a K stage only until its S landed: the third V stage keeps the producer a full step
       // ahead (docs/PERF.md, v_stages_2 ablation). The second Q buffer takes v4's O buffer's place so the
       // next tile's Q loads a tile ahead; with the per-warpgroup O staging it measured +3.2% (geometric
-      // mean) over v4's own O buffer (docs/PERF.md, v5). O is staged in the stages of the tile's last K and
-      // V tiles (o_in_rings), so a Q buffer goes back after its tile's last Q·Kᵀ rather than after the next
-      // tile's first softmax: the Q of tile t + 1 then loads from tile t - 1's last step on. With O staged
-      // in the Q buffer, the consumers of causal S 512 waited for their tile's Q in 6.8% of the stall
-      // samples (full S 512: 2.3%; docs/PERF.md, session 55).
-      case 128: {
-        FwdTileSm90 tile{128, 128, 2, 3, 2};
-        tile.o_in_rings = true;
-        return tile;
-      }
+      // mean) over v4's own O buffer (docs/PERF.md, v5).
+      case 128:
+        return {128, 128, 2, 3, 2};
       // D = 256, short key loops (core::narrow_key_tile_sm90_d256): 128x64, 1 Q + 2 K + 3 V stages: Q 64 KB
       // + 2 x K 32 KB + 3 x V 32 KB = 224 KB; O takes 128 fp32 per thread, S 32. The third V stage, which
       // the 80-key tile below has no room for, keeps the producer ahead through the first steps of a tile,
@@ -326,16 +319,15 @@ constexpr FwdTileRegime fwd_paired_regime(FwdTileRegime regime) {
 
 /// The tile of (`head_dim`, `head_dim_v`, `regime`) as fwd_tile_sm90_ablated gives it, for a paired regime
 /// its unpaired tile run by cluster pairs: built at D = 128 only (the head dim of today's GQA models; each
-/// paired regime is one more kernel to compile), not for tiles that pack GQA heads (whose tiles already hold
-/// every query head of a kv head), and with O staged in the Q buffer: a stage held for O would block the
-/// pair's next load into it until the next tile's start. Measured in sessions 45-46 (docs/PERF.md).
+/// paired regime is one more kernel to compile), and not for tiles that stage O in their K / V stages (a
+/// held stage would block the pair's next load into it until the next tile's start) or pack GQA heads
+/// (whose tiles already hold every query head of a kv head). Measured in sessions 45-46 (docs/PERF.md).
 constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, int head_dim_v, FwdTileRegime regime) {
   if (fwd_unpaired_regime(regime) == regime) return fwd_tile_sm90_ablated(head_dim, head_dim_v, regime);
   FwdTileSm90 tile = fwd_tile_sm90_ablated(head_dim, head_dim_v, fwd_unpaired_regime(regime));
-  if (head_dim != 128 || head_dim_v != 128 || tile.block_m == 0 || tile.pack_gqa) {
+  if (head_dim != 128 || head_dim_v != 128 || tile.block_m == 0 || tile.o_in_rings || tile.pack_gqa) {
     return {0, 0, 0, 0, 0};
   }
-  tile.o_in_rings = false;
   tile.kv_multicast = true;
   return tile;
 }
