@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/fwd_split_tail_workspace.hpp"
+#include "cuda/sm90/tile_fwd_sm90.hpp"
 
 namespace flashattn::core {
 namespace {
@@ -57,6 +58,27 @@ TEST(FwdSplitTailWorkspace, NoneWhereNoKernelCutsTiles) {
   ForwardParams used = unmasked(8192);
   used.seqused_k = offsets;
   EXPECT_EQ(fwd_split_tail_workspace_bound(used, 132), 0u);
+}
+
+// The sm90 kernels of the short-key tiles at D 64 and 256 are built without the cut tiles' code, since no
+// call that cuts runs on them: every unmasked length from the first that cuts picks a tile that keeps it.
+TEST(FwdSplitTailWorkspace, EveryCallThatCutsRunsOnAKernelBuiltWithTheCode) {
+  using cuda::FwdTileRegime;
+  using cuda::sm90::fwd_regime_may_cut_tiles_sm90;
+  using cuda::sm90::fwd_tile_regime_sm90;
+  EXPECT_FALSE(fwd_regime_may_cut_tiles_sm90(64, 64, FwdTileRegime::short_keys));
+  EXPECT_FALSE(fwd_regime_may_cut_tiles_sm90(256, 256, FwdTileRegime::short_keys));
+  EXPECT_TRUE(fwd_regime_may_cut_tiles_sm90(128, 128, FwdTileRegime::short_keys));
+  EXPECT_TRUE(fwd_regime_may_cut_tiles_sm90(128, 128, FwdTileRegime::short_keys_paired));
+  EXPECT_TRUE(fwd_regime_may_cut_tiles_sm90(64, 64, FwdTileRegime::long_keys));
+  const int dims[][2] = {{64, 64}, {96, 96}, {128, 128}, {192, 192}, {256, 256}, {192, 128}};
+  for (const auto& [d, dv] : dims) {
+    for (long long keys = fwd_split_tail_min_keys_sm90(dv); keys <= (1 << 20); keys += keys / 8 + 1) {
+      ASSERT_TRUE(fwd_split_tail_sm90(keys, dv));
+      const FwdTileRegime regime = fwd_tile_regime_sm90(d, dv, static_cast<int>(keys), /*causal=*/false);
+      EXPECT_TRUE(fwd_regime_may_cut_tiles_sm90(d, dv, regime)) << "D " << d << " / " << dv << ", " << keys;
+    }
+  }
 }
 
 }  // namespace

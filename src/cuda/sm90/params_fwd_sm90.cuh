@@ -18,11 +18,13 @@
 namespace flashattn::cuda::sm90 {
 
 /// Whether the kernel of `Layouts` may walk its order's stream (cut tiles): not with GQA packing, whose
-/// warpgroups load and store their own rows. A cluster pair walks it as one unit, both CTAs the same pieces
-/// (they share their K / V loads), each with its own slots.
+/// warpgroups load and store their own rows, nor on a tile no call that cuts runs on
+/// (fwd_regime_may_cut_tiles_sm90), whose kernel is then built without that code. A cluster pair walks it as
+/// one unit, both CTAs the same pieces (they share their K / V loads), each with its own slots.
 template <class Layouts>
 constexpr bool fwd_split_tail_allowed_sm90() {
-  return !Layouts::kPackGqa;
+  return !Layouts::kPackGqa &&
+         fwd_regime_may_cut_tiles_sm90(Layouts::kHeadDimQK, Layouts::kHeadDimVO, Layouts::kTileRegime);
 }
 
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>

@@ -348,4 +348,19 @@ constexpr FwdTileRegime fwd_tile_regime_sm90(int head_dim, int head_dim_v, int m
   return fwd_tile_sm90(head_dim, head_dim_v, regime).block_m > 0 ? regime : FwdTileRegime::long_keys;
 }
 
+/// Whether a call that cuts tiles (core::fwd_split_tail_sm90: unmasked, one length, from
+/// core::fwd_split_tail_min_keys_sm90 keys) can run on the tile of `regime`. A short-key tile serves key
+/// loops below a length (fwd_tile_regime_sm90 picks it up to a key count, never above), so where that regime
+/// is no longer picked at the fewest keys that cut, it never cuts: at D = 64 (up to 1,024 keys against 2,048)
+/// and D = 256 (up to 512 unmasked keys against 4,096), but not at D = 128 (up to 8,191). Its kernel is then
+/// built without the cut tiles' code, which cost the calls that cut nothing 1.3% at D = 64 and 0.5% at
+/// D = 128 (docs/PERF.md, session 54). Measured without it (session 55, H100, against the kernels with it):
+/// D = 64 S 512 / 1k full +1.4 / +1.0%, causal +1.7 / +1.1%; D = 256 +0.4 ... +0.9%.
+constexpr bool fwd_regime_may_cut_tiles_sm90(int head_dim, int head_dim_v, FwdTileRegime regime) {
+  if (fwd_unpaired_regime(regime) != FwdTileRegime::short_keys) return true;
+  const long long fewest_keys = core::fwd_split_tail_min_keys_sm90(head_dim_v);
+  return fwd_tile_regime_sm90(head_dim, head_dim_v, static_cast<int>(fewest_keys), /*causal=*/false) ==
+         FwdTileRegime::short_keys;
+}
+
 }  // namespace flashattn::cuda::sm90
