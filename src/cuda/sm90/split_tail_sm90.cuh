@@ -137,58 +137,7 @@ struct FwdSplitTailSm90 {
     }
   }
 
-  /// A consumer thread's rows copied out of its accumulator (row-column order), and their lse.
-  struct Rows {
-    float o[kRows][kCols];
-    float lse[kRows];
-    __device__ float& operator()(int r, int c) { return o[r][c]; }
-    __device__ const float& operator()(int r, int c) const { return o[r][c]; }
-  };
-
-  /// write() and merge() as the kernel calls them: on a copy of the thread's rows, in functions of their own
-  /// (__noinline__). Inlined, their code (~1,660 SASS instructions at D = 64) sat between the main loop's
-  /// last wgmma and the epilogue's store in every tile's path, and cost the calls that cut nothing 1.3% at
-  /// D = 64 and 0.5% at D = 128 (docs/PERF.md, session 54). The copies run only in the cut tiles; the
-  /// accumulator itself never has its address taken, so it stays in registers.
-  template <class AccRC>
-  __device__ static void write_out_of_line(const FwdSplitTailWorkspace& workspace, int slot, int warp_group,
-                                           int thread, const AccRC& acc_rc, const float (&lse)[kRows]) {
-    Rows rows;
-    copy_rows(acc_rc, lse, rows);
-    write_rows(workspace, slot, warp_group, thread, rows);
-  }
-  template <class AccRC>
-  __device__ static void merge_out_of_line(const FwdSplitTailWorkspace& workspace, int slot, int warp_group,
-                                           int thread, AccRC& acc_rc, float (&lse)[kRows]) {
-    Rows rows;
-    copy_rows(acc_rc, lse, rows);
-    merge_rows(workspace, slot, warp_group, thread, rows);
-    CUTE_UNROLL
-    for (int r = 0; r < kRows; ++r) {
-      lse[r] = rows.lse[r];
-      CUTE_UNROLL
-      for (int c = 0; c < kCols; ++c) acc_rc(r, c) = rows.o[r][c];
-    }
-  }
-
  private:
-  template <class AccRC>
-  __device__ static void copy_rows(const AccRC& acc_rc, const float (&lse)[kRows], Rows& rows) {
-    CUTE_UNROLL
-    for (int r = 0; r < kRows; ++r) {
-      rows.lse[r] = lse[r];
-      CUTE_UNROLL
-      for (int c = 0; c < kCols; ++c) rows.o[r][c] = acc_rc(r, c);
-    }
-  }
-  __device__ __noinline__ static void write_rows(FwdSplitTailWorkspace workspace, int slot, int warp_group,
-                                                 int thread, const Rows& rows) {
-    write(workspace, slot, warp_group, thread, rows, rows.lse);
-  }
-  __device__ __noinline__ static void merge_rows(FwdSplitTailWorkspace workspace, int slot, int warp_group,
-                                                 int thread, Rows& rows) {
-    merge(workspace, slot, warp_group, thread, rows, rows.lse);
-  }
   __device__ static float* share(const FwdSplitTailWorkspace& workspace, int slot, int warp_group) {
     return workspace.partials + (std::size_t(slot) * kWarpGroups + warp_group) * kWarpGroupFloats;
   }
