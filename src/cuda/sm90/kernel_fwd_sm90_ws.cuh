@@ -90,8 +90,9 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
   using Scheduler = PersistentTileScheduler;
   using WorkRing = WorkRingSm90<FwdWorkSm90, Layouts::kConsumerThreads>;
   using SplitTail = FwdSplitTailOfSm90<Element, kHeadDim, kHeadDimV, kRegime>;
-  // Cut tiles (the scheduler's stream) where the kernel allows them (not with GQA packing).
-  constexpr bool kSplitTail = fwd_split_tail_allowed_sm90<Layouts>();
+  // Cut tiles (the scheduler's stream) where the kernel allows them (not with GQA packing, nor on a tile no
+  // cutting call runs on).
+  constexpr bool kSplitTail = fwd_split_tail_allowed_sm90(kHeadDim, kHeadDimV, kRegime);
   constexpr int kBlockM = Layouts::kBlockM;
   constexpr int kConsumerRegisters = consumer_registers(Layouts::kConsumerWarpGroups);
   static_assert(

@@ -21,9 +21,6 @@ namespace flashattn::cuda::sm90 {
 /// kHeadDim (O is staged in Q's shared memory).
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
 struct FwdLayoutsSm90 {
-  static constexpr int kHeadDimQK = kHeadDim;  ///< The template's arguments, for code given the Layouts only.
-  static constexpr int kHeadDimVO = kHeadDimV;
-  static constexpr FwdTileRegime kTileRegime = kRegime;
   static constexpr FwdTileSm90 kTile = fwd_tile_sm90(kHeadDim, kHeadDimV, kRegime);
   static constexpr int kBlockM = kTile.block_m;
   static constexpr int kBlockN = kTile.block_n;

@@ -17,14 +17,15 @@
 
 namespace flashattn::cuda::sm90 {
 
-/// Whether the kernel of `Layouts` may walk its order's stream (cut tiles): not with GQA packing, whose
-/// warpgroups load and store their own rows, nor on a tile no call that cuts runs on
-/// (fwd_regime_may_cut_tiles_sm90), whose kernel is then built without that code. A cluster pair walks it as
-/// one unit, both CTAs the same pieces (they share their K / V loads), each with its own slots.
-template <class Layouts>
-constexpr bool fwd_split_tail_allowed_sm90() {
-  return !Layouts::kPackGqa &&
-         fwd_regime_may_cut_tiles_sm90(Layouts::kHeadDimQK, Layouts::kHeadDimVO, Layouts::kTileRegime);
+/// Whether the kernel of head dims (`head_dim`, `head_dim_v`) in `regime` may walk its order's stream (cut
+/// tiles): not with GQA packing, whose warpgroups load and store their own rows, nor on a tile no call that
+/// cuts runs on (fwd_regime_may_cut_tiles_sm90), whose kernel is then built without that code. The kernel and
+/// make_fwd_params_sm90 both ask it, so a kernel built without the code is never given a stream. A cluster
+/// pair walks it as one unit, both CTAs the same pieces (they share their K / V loads), each with its own
+/// slots.
+constexpr bool fwd_split_tail_allowed_sm90(int head_dim, int head_dim_v, FwdTileRegime regime) {
+  return !fwd_tile_sm90(head_dim, head_dim_v, regime).pack_gqa &&
+         fwd_regime_may_cut_tiles_sm90(head_dim, head_dim_v, regime);
 }
 
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
@@ -112,7 +113,7 @@ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> make_fwd_params_sm90(const 
   // Cut tiles where every tile walks the same keys: no window or causal mask, one length for every sequence.
   const std::int64_t key_tiles = (params.max_seqlen_k + Layouts::kBlockN - 1) / Layouts::kBlockN;
   const bool equal_tiles = !params.has_window() && !varlen && params.seqused_k == nullptr;
-  const int stream_keys = fwd_split_tail_allowed_sm90<Layouts>() && equal_tiles &&
+  const int stream_keys = fwd_split_tail_allowed_sm90(kHeadDim, kHeadDimV, kRegime) && equal_tiles &&
                                   core::fwd_split_tail_sm90(params.max_seqlen_k, params.head_dim_v)
                               ? static_cast<int>(key_tiles)
                               : 0;
