@@ -3,12 +3,14 @@
 # each call script states only what it measures:
 #   source scripts/device-call-lib.sh
 #   device_only H200 || exit 0           # on any other GPU: say so and run nothing
+#   device_evidence_on_h200              # on an H200: issues 4-6's evidence grids instead of the rest
 #   device_build "$L/build" 200          # scripts/gpu build + torch with the FLASHATTN_* variables set
 #   device_peers "$L" fwd 90 --op fwd --impls flashattn,cudnn
 #   AB_TESTS='CudaBackwardSm90.*' AB_PEERS_ARGS="--op bwd" device_ab "$L/ab" 360   # scripts/ab, .ab/base.tar
 #   device_memcheck "$L/memcheck" 'CudaBackwardSm90.LengthsOffTileMultiples' 60
 #   device_cli_tflops "$L/run.json"     # "TFLOP/s verdict kernel" of a `flashattn bench --json` report
-# Every helper but device_cli_tflops prints one line with the seconds since the first helper's call.
+# Every helper but device_cli_tflops and device_evidence_on_h200 prints one line with the seconds since the
+# first helper's call.
 # Sourcing it also sets L to $OUT/logs (created) and exports FLASHATTN_COMMIT from .commit when the call
 # carried one, the two lines every call script began with; and unpacks .ab/cutlass.tgz when the headers
 # are not there.
@@ -33,6 +35,17 @@ device_only() {
   [[ $gpu == *"$1"* ]] && return 0
   echo "not an $1 ($gpu): nothing run"
   return 1
+}
+
+# device_evidence_on_h200: on an H200, replaces the calling script with issues 4-6's evidence grids on main
+# (session 47's call3-evidence-grids/command.sh), main's src and tests first restored from .ab/base.tar.gz
+# over a candidate's; on any other GPU, returns and the caller goes on (an A/B, usually).
+device_evidence_on_h200() {
+  local gpu
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  [[ $gpu == *H200* ]] || return 0
+  tar xzf .ab/base.tar.gz src tests
+  exec bash bench/results/h200-gpu-logs-20261206-s47/call3-evidence-grids/command.sh
 }
 
 # device_build OUTDIR LIMIT: builds the kernels the FLASHATTN_* variables select (sm_90a) with the torch

@@ -19,12 +19,8 @@
 # - git rev-parse HEAD > .commit; carry [".ab", ".commit"]; run through
 #   ../../h200-gpu-logs-20261204-s28/wrap.sh (limit 400).
 set -uo pipefail
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-if [[ $gpu == *H200* ]]; then
-  tar xzf .ab/base.tar.gz src tests
-  exec bash bench/results/h200-gpu-logs-20261206-s47/call3-evidence-grids/command.sh
-fi
 source scripts/device-call-lib.sh
+device_evidence_on_h200
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 FLASHATTN_HEAD_DIMS="64;128;256" AB_FAMILIES="fwd_sm90" AB_TREE_JOBS=8 AB_TESTS_TIMEOUT=200 \
   AB_TESTS='CudaForwardSm90.SweepMatchesOracle:CudaForwardSm90.PartialRoundsOfEqualTilesCutTilesBetweenCtas:CudaForwardSm90.CutTilesTakeTheCallersWorkspace' \
