@@ -287,12 +287,12 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
       }
     }
     if (kSplitTail && epilogue_work.partial_role == Scheduler::kWritesPartial) {
-      SplitTail::write(params.split_tail, epilogue_work.partial_slot, warp_group - 1, thread % 128, tOrO_rc,
-                       lse);
+      SplitTail::epilogue_write(params.split_tail, epilogue_work.partial_slot, warp_group - 1, thread % 128,
+                                tOrO_rc, lse);
     } else {
       if (kSplitTail && epilogue_work.partial_role == Scheduler::kMergesPartial) {
-        SplitTail::merge(params.split_tail, epilogue_work.partial_slot, warp_group - 1, thread % 128, tOrO_rc,
-                         lse);
+        SplitTail::epilogue_merge(params.split_tail, epilogue_work.partial_slot, warp_group - 1, thread % 128,
+                                  tOrO_rc, lse);
       }
       Epilogue::store(params, o_block, tOrO, lse, epilogue_work, gO, lse_out, warp_group - 1);
     }
