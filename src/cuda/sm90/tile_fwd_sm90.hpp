@@ -151,11 +151,8 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
       // ahead (docs/PERF.md, v_stages_2 ablation). The second Q buffer takes v4's O buffer's place so the
       // next tile's Q loads a tile ahead; with the per-warpgroup O staging it measured +3.2% (geometric
       // mean) over v4's own O buffer (docs/PERF.md, v5).
-      case 128: {
-        FwdTileSm90 tile{128, 128, 2, 2, 2};
-        tile.q_stages = 3;
-        return tile;
-      }
+      case 128:
+        return {128, 128, 2, 3, 2};
       // D = 256, short key loops (core::narrow_key_tile_sm90_d256): 128x64, 1 Q + 2 K + 3 V stages: Q 64 KB
       // + 2 x K 32 KB + 3 x V 32 KB = 224 KB; O takes 128 fp32 per thread, S 32. The third V stage, which
       // the 80-key tile below has no room for, keeps the producer ahead through the first steps of a tile,
