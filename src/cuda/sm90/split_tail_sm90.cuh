@@ -149,10 +149,11 @@ struct FwdSplitTailSm90 {
   /// copy of the thread's rows, in functions of their own (__noinline__), so that a tile which cuts nothing
   /// passes ~140 instructions of copies between its last wgmma and its store instead of the inlined code
   /// (~1,660 SASS instructions at D = 64). The copies run only in the cut tiles; the accumulator never has
-  /// its address taken, so it stays in registers. Measured against inline (session 56, H100, one call, two
-  /// interleaved runs a side): D = 256 +1.0 ... +1.5% on all six cells (S 2k / 4k causal, 2k / 16k full),
-  /// D = 128 -1.6 ... +0.4% and D = 64 -0.7 ... +0.4%, so only D = 256 takes it (at D = 192 its long-key
-  /// kernel spilled 12 bytes with it).
+  /// its address taken, so it stays in registers. Measured against inline (docs/PERF.md, session 56, H100,
+  /// three A/Bs): D = 256 from 2k keys +0.2 ... +1.7% in every cell but the full-mask 4k one (0.990 / 0.991,
+  /// a cutting cell; 8k / 16k, which cut too, 1.002 / 1.007 ... 1.014), S <= 1k within 0.3%; D = 128 -1.6 ...
+  /// +0.4% and D = 64 -0.7 ... +0.4%, so only D = 256 takes it (at D = 192 its long-key kernel spilled 12
+  /// bytes with it).
   static constexpr bool kOutOfLine = kHeadDimV == 256;
 
   /// write(), inline or out of line (kOutOfLine).
