@@ -34,15 +34,17 @@ std::vector<int> prefix_sums(const std::vector<int>& lengths) {
 
 // Normal draws times `scale`, rounded to the dtype; the values the oracle and the code under test share.
 std::vector<double> random_values(std::int64_t count, Rng rng, double scale, reference::Precision precision) {
-  std::vector<double> values(count);
-  for (double& x : values) x = reference::round_to(precision, scale * rng.normal());
+  std::vector<double> values = normal_draws(rng, count);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) values[i] = reference::round_to(precision, scale * values[i]);
   return values;
 }
 
 // Writes canonical (tokens, heads, cols) values into `t`; tokens marked in `poisoned` (empty = none) keep
-// their poison and become NaN in `values` too.
+// their poison and become NaN in `values` too. Tokens in parallel: each writes its own elements of both.
 void write_operand(HostTensor& t, const TokenLayout& layout, std::vector<double>& values, std::int64_t tokens,
                    int heads, int cols, const std::vector<bool>& poisoned) {
+#pragma omp parallel for schedule(static)
   for (std::int64_t token = 0; token < tokens; ++token) {
     const bool skip = !poisoned.empty() && poisoned[token];
     for (int h = 0; h < heads; ++h) {
