@@ -1,4 +1,4 @@
-// flashattn reference — naive attention, one query row at a time, templated on the arithmetic type:
+// flashattn reference — naive attention, row by row, templated on the arithmetic type:
 //   Real = double, exact storage: the fp64 oracle;
 //   Real = float, storage rounded to the input dtype: the "base" of the tolerance rule (DESIGN.md §3),
 //   i.e. what a correct kernel with fp32 accumulation and 16-bit operands computes.
@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -47,6 +48,9 @@ template <class Real>
 class NaiveAttention {
   /// Magnitudes (sums of |terms|, the noise scale of the tolerance rule) are the oracle's business only.
   static constexpr bool kTracksMagnitude = std::is_same_v<Real, double>;
+  /// Query rows the forward scores together, key by key (softmax_rows): 8 rows of Q (16 KB at D = 256) and
+  /// a key's row stay in the L1 cache.
+  static constexpr int kRowBlock = 8;
 
  public:
   NaiveAttention(const Problem& problem, Storage storage) : p_(problem), storage_(storage) {
@@ -65,16 +69,23 @@ class NaiveAttention {
 #pragma omp parallel for schedule(dynamic) reduction(max : out_magnitude, lse_magnitude)
     for (int task = 0; task < tasks; ++task) {
       const int b = task / p_.heads, h = task % p_.heads;
-      Row row;
-      for (int i = 0; i < p_.seqlens_q[b]; ++i) {
-        if (!softmax_row(b, h, i, row)) continue;
-        const std::int64_t token = q_start_[b] + i;
-        result.lse[token * p_.heads + h] = static_cast<double>(row.lse);
-        lse_magnitude = std::max(lse_magnitude, row.lse_magnitude);
-        std::vector<Real> out = output_row(b, h, row);
-        for (int c = 0; c < p_.head_dim_v; ++c)
-          result.out[(token * p_.heads + h) * p_.head_dim_v + c] = out[c];
-        if constexpr (kTracksMagnitude) out_magnitude = std::max(out_magnitude, output_magnitude(b, h, row));
+      std::array<Row, kRowBlock> rows;
+      std::array<std::vector<Real>, kRowBlock> outs;
+      std::array<double, kRowBlock> out_magnitudes{};
+      for (int i0 = 0; i0 < p_.seqlens_q[b]; i0 += kRowBlock) {
+        const int count = std::min(kRowBlock, p_.seqlens_q[b] - i0);
+        softmax_rows(b, h, i0, count, rows.data());
+        output_rows(b, h, count, rows.data(), outs.data());
+        if constexpr (kTracksMagnitude) output_magnitudes(b, h, count, rows.data(), out_magnitudes.data());
+        for (int r = 0; r < count; ++r) {
+          if (rows[r].keys.empty()) continue;
+          const std::int64_t token = q_start_[b] + i0 + r;
+          result.lse[token * p_.heads + h] = static_cast<double>(rows[r].lse);
+          lse_magnitude = std::max(lse_magnitude, rows[r].lse_magnitude);
+          for (int c = 0; c < p_.head_dim_v; ++c)
+            result.out[(token * p_.heads + h) * p_.head_dim_v + c] = outs[r][c];
+          if constexpr (kTracksMagnitude) out_magnitude = std::max(out_magnitude, out_magnitudes[r]);
+        }
       }
     }
     result.out_magnitude = out_magnitude;
@@ -102,59 +113,85 @@ class NaiveAttention {
       std::vector<Real> dk(std::int64_t{keys} * D, 0), dv(std::int64_t{keys} * Dv, 0);
       std::vector<double> dk_mag(kTracksMagnitude ? dk.size() : 0, 0.0);
       std::vector<double> dv_mag(kTracksMagnitude ? dv.size() : 0, 0.0);
-      std::vector<Real> dq(D);
-      std::vector<double> dq_mag(D);
-      Row row;
+      // Rows in blocks, key by key across a block (as the forward): a key's K, V, dK and dV rows are
+      // touched once per block. Every sum keeps the order of one row at a time, rows in turn: dq over
+      // increasing keys, dk and dv over (head, row) pairs in increasing order, so the results are bit for
+      // bit the same.
+      std::array<Row, kRowBlock> rows;
+      std::array<std::vector<Real>, kRowBlock> outs, dqs;
+      std::array<std::vector<double>, kRowBlock> dq_mags;
+      std::array<Real, kRowBlock> dis{};         // rowsum(dO ∘ O), with O as stored
+      std::array<double, kRowBlock> di_terms{};  // sum of |dO ∘ O|: the scale of di's rounding noise
       for (int h = hk * group; h < (hk + 1) * group; ++h) {
-        for (int i = 0; i < p_.seqlens_q[b]; ++i) {
-          const std::int64_t token = q_start_[b] + i;
-          if (!softmax_row(b, h, i, row)) continue;  // no key: zero gradients, already in place
-          const double* dO = &dout[(token * p_.heads + h) * Dv];
-          const double* q = &p_.q[(token * p_.heads + h) * D];
-          const std::vector<Real> out = output_row(b, h, row);
-          Real di = 0;  // rowsum(dO ∘ O), with O as stored
-          double di_terms = 0;  // sum of |dO ∘ O|: the scale of di's rounding noise
-          for (int c = 0; c < Dv; ++c) {
-            di += static_cast<Real>(dO[c]) * out[c];
-            if constexpr (kTracksMagnitude) di_terms += std::fabs(dO[c] * static_cast<double>(out[c]));
+        for (int i0 = 0; i0 < p_.seqlens_q[b]; i0 += kRowBlock) {
+          const int count = std::min(kRowBlock, p_.seqlens_q[b] - i0);
+          softmax_rows(b, h, i0, count, rows.data());  // a row without keys: zero gradients, in place
+          output_rows(b, h, count, rows.data(), outs.data());
+          // First element of row r's (token, head h) in a (total_q, H, width) tensor.
+          const auto row_start = [&](int r, std::int64_t width) {
+            return ((q_start_[b] + i0 + r) * p_.heads + h) * width;
+          };
+          for (int r = 0; r < count; ++r) {
+            if (rows[r].keys.empty()) continue;
+            const double* dO = &dout[row_start(r, Dv)];
+            dis[r] = 0;
+            di_terms[r] = 0;
+            for (int c = 0; c < Dv; ++c) {
+              dis[r] += static_cast<Real>(dO[c]) * outs[r][c];
+              if constexpr (kTracksMagnitude)
+                di_terms[r] += std::fabs(dO[c] * static_cast<double>(outs[r][c]));
+            }
+            dqs[r].assign(D, Real{0});
+            dq_mags[r].assign(D, 0.0);
           }
-          std::fill(dq.begin(), dq.end(), Real{0});
-          std::fill(dq_mag.begin(), dq_mag.end(), 0.0);
-          for (std::int64_t j = row.keys.first; j <= row.keys.last; ++j) {
-            const std::int64_t n = j - row.keys.first;
+          const KeyRange block_keys = keys_of(count, rows.data());
+          for (std::int64_t j = block_keys.first; j <= block_keys.last; ++j) {
             const double* k = key(b, hk, j);
             const double* v = value(b, hk, j);
-            const Real prob = std::exp(row.scores[n] - row.lse);
-            Real dp = 0;
-            double dp_terms = 0;  // sum of |dO ∘ v|: the scale of dp's rounding noise
-            for (int c = 0; c < Dv; ++c) {
-              dp += static_cast<Real>(dO[c]) * static_cast<Real>(v[c]);
-              if constexpr (kTracksMagnitude) dp_terms += std::fabs(dO[c] * v[c]);
-            }
-            const Real tanh_slope = p_.softcap > 0 ? Real{1} - row.tanhs[n] * row.tanhs[n] : Real{1};
-            const Real ds = prob * (dp - di) * tanh_slope;
-            const Real prob_stored = stored(prob), ds_stored = stored(ds);
-            for (int c = 0; c < Dv; ++c) dv[j * Dv + c] += prob_stored * static_cast<Real>(dO[c]);
-            for (int d = 0; d < D; ++d) {
-              dq[d] += ds_stored * static_cast<Real>(k[d]);
-              dk[j * D + d] += ds_stored * static_cast<Real>(q[d]);
-            }
-            if constexpr (kTracksMagnitude) {
-              // P carries relative noise ε·w (w = row.exponent_noise), dP - D the noise of the dot
-              // products' terms (their absolute sums, not |dP| and |D|, which cancellation can make ~0:
-              // a row that sees one key has P = 1 and dP = D exactly, so dS is rounding noise alone).
-              const double w = row.exponent_noise[n];
-              const double ds_noise = prob * (w * std::fabs(dp - di) + dp_terms + di_terms) * tanh_slope;
-              for (int c = 0; c < Dv; ++c) dv_mag[j * Dv + c] += prob * w * std::fabs(dO[c]);
+            for (int r = 0; r < count; ++r) {
+              const Row& row = rows[r];
+              if (j < row.keys.first || j > row.keys.last) continue;
+              const std::int64_t n = j - row.keys.first;
+              const double* dO = &dout[row_start(r, Dv)];
+              const double* q = &p_.q[row_start(r, D)];
+              std::vector<Real>& dq = dqs[r];
+              std::vector<double>& dq_mag = dq_mags[r];
+              const Real di = dis[r];
+              const Real prob = std::exp(row.scores[n] - row.lse);
+              Real dp = 0;
+              double dp_terms = 0;  // sum of |dO ∘ v|: the scale of dp's rounding noise
+              for (int c = 0; c < Dv; ++c) {
+                dp += static_cast<Real>(dO[c]) * static_cast<Real>(v[c]);
+                if constexpr (kTracksMagnitude) dp_terms += std::fabs(dO[c] * v[c]);
+              }
+              const Real tanh_slope = p_.softcap > 0 ? Real{1} - row.tanhs[n] * row.tanhs[n] : Real{1};
+              const Real ds = prob * (dp - di) * tanh_slope;
+              const Real prob_stored = stored(prob), ds_stored = stored(ds);
+              for (int c = 0; c < Dv; ++c) dv[j * Dv + c] += prob_stored * static_cast<Real>(dO[c]);
               for (int d = 0; d < D; ++d) {
-                dq_mag[d] += ds_noise * std::fabs(k[d]);
-                dk_mag[j * D + d] += ds_noise * std::fabs(q[d]);
+                dq[d] += ds_stored * static_cast<Real>(k[d]);
+                dk[j * D + d] += ds_stored * static_cast<Real>(q[d]);
+              }
+              if constexpr (kTracksMagnitude) {
+                // P carries relative noise ε·w (w = row.exponent_noise), dP - D the noise of the dot
+                // products' terms (their absolute sums, not |dP| and |D|, which cancellation can make ~0:
+                // a row that sees one key has P = 1 and dP = D exactly, so dS is rounding noise alone).
+                const double w = row.exponent_noise[n];
+                const double ds_noise = prob * (w * std::fabs(dp - di) + dp_terms + di_terms[r]) * tanh_slope;
+                for (int c = 0; c < Dv; ++c) dv_mag[j * Dv + c] += prob * w * std::fabs(dO[c]);
+                for (int d = 0; d < D; ++d) {
+                  dq_mag[d] += ds_noise * std::fabs(k[d]);
+                  dk_mag[j * D + d] += ds_noise * std::fabs(q[d]);
+                }
               }
             }
           }
-          for (int d = 0; d < D; ++d) {
-            result.dq[(token * p_.heads + h) * D + d] = storage_(scale * dq[d]);
-            dq_magnitude = std::max(dq_magnitude, scale * dq_mag[d]);
+          for (int r = 0; r < count; ++r) {
+            if (rows[r].keys.empty()) continue;
+            for (int d = 0; d < D; ++d) {
+              result.dq[row_start(r, D) + d] = storage_(scale * dqs[r][d]);
+              dq_magnitude = std::max(dq_magnitude, scale * dq_mags[r][d]);
+            }
           }
         }
       }
@@ -178,8 +215,11 @@ class NaiveAttention {
   /// The softmax of one query row: scores of the kept keys and their statistics.
   struct Row {
     KeyRange keys;
-    std::vector<Real> scores;  ///< s_j after softcap and ALiBi, j = keys.first + index.
-    std::vector<Real> tanhs;   ///< tanh(raw_j / softcap) when softcap is on (for its derivative).
+    const double* q = nullptr;  ///< The row of Q.
+    Real slope = 0;             ///< Its ALiBi slope (0 without).
+    std::int64_t diagonal = 0;  ///< The key its query aligns with (bottom-right): i + seqlen_k - seqlen_q.
+    std::vector<Real> scores;   ///< s_j after softcap and ALiBi, j = keys.first + index.
+    std::vector<Real> tanhs;    ///< tanh(raw_j / softcap) when softcap is on (for its derivative).
     Real max = 0;
     Real sum = 0;  ///< sum_j exp(s_j - max)
     Real lse = 0;
@@ -198,46 +238,70 @@ class NaiveAttention {
   }
   Real stored(Real x) const { return static_cast<Real>(storage_(static_cast<double>(x))); }
 
-  /// DESIGN.md §1 steps 1-4 for row i of (sequence b, head h); false when the row keeps no key.
-  bool softmax_row(int b, int h, int i, Row& row) const {
-    const int D = p_.head_dim;
+  /// DESIGN.md §1 steps 1-4 for rows [i0, i0 + count) of (sequence b, head h), count <= kRowBlock, into
+  /// rows[0, count) (keys.empty() for a row that keeps none). Key by key across the rows: a key's row of K
+  /// is read from memory once for all of them rather than once per row (a row alone streams its head's keys
+  /// through the cache). Each row's own arithmetic is that of one row at a time, in the same order, so the
+  /// results are bit for bit the same.
+  void softmax_rows(int b, int h, int i0, int count, Row* rows) const {
+    const int hk = h / (p_.heads / p_.heads_kv);
+    for (int r = 0; r < count; ++r) begin_row(b, h, i0 + r, rows[r]);
+    const KeyRange keys = keys_of(count, rows);
+    for (std::int64_t j = keys.first; j <= keys.last; ++j) {
+      const double* k = key(b, hk, j);
+      for (int r = 0; r < count; ++r) {
+        if (rows[r].keys.first <= j && j <= rows[r].keys.last) score_key(k, j, rows[r]);
+      }
+    }
+    for (int r = 0; r < count; ++r) {
+      if (!rows[r].keys.empty()) finish_row(rows[r]);
+    }
+  }
+
+  /// Row i's kept keys (step 3) and what its scores need; false when it keeps no key.
+  bool begin_row(int b, int h, int i, Row& row) const {
     const int seqlen_q = p_.seqlens_q[b], seqlen_k = p_.keys_used(b);
     row.keys = kept_keys(p_, i, seqlen_q, seqlen_k);
     if (row.keys.empty()) return false;
-    const int hk = h / (p_.heads / p_.heads_kv);
-    const double* q = &p_.q[((q_start_[b] + i) * p_.heads + h) * D];
-    const Real scale = static_cast<Real>(p_.resolved_scale());
-    const Real softcap = static_cast<Real>(p_.softcap);
-    const Real slope =
-        p_.alibi_slopes.empty() ? Real{0} : static_cast<Real>(p_.alibi_slopes[b * p_.heads + h]);
-    const std::int64_t diagonal = i + seqlen_k - seqlen_q;
+    row.q = &p_.q[((q_start_[b] + i) * p_.heads + h) * p_.head_dim];
+    row.slope = p_.alibi_slopes.empty() ? Real{0} : static_cast<Real>(p_.alibi_slopes[b * p_.heads + h]);
+    row.diagonal = i + seqlen_k - seqlen_q;
     const std::int64_t count = row.keys.last - row.keys.first + 1;
     row.scores.resize(count);
     row.tanhs.resize(count);
     if constexpr (kTracksMagnitude) row.exponent_noise.resize(count);
     row.lse_magnitude = 0;
-    for (std::int64_t n = 0; n < count; ++n) {
-      const std::int64_t j = row.keys.first + n;
-      const double* k = key(b, hk, j);
-      Real dot = 0;
-      double dot_magnitude = 0;
-      for (int d = 0; d < D; ++d) {
-        dot += static_cast<Real>(q[d]) * static_cast<Real>(k[d]);
-        if constexpr (kTracksMagnitude) dot_magnitude += std::fabs(q[d] * k[d]);
-      }
-      Real s = scale * dot;
-      if (p_.softcap > 0) {
-        row.tanhs[n] = std::tanh(s / softcap);
-        s = softcap * row.tanhs[n];
-      }
-      const Real distance = static_cast<Real>(diagonal > j ? diagonal - j : j - diagonal);
-      s -= slope * distance;
-      row.scores[n] = s;
-      if constexpr (kTracksMagnitude) {
-        row.exponent_noise[n] = p_.resolved_scale() * dot_magnitude + slope * distance;
-        row.lse_magnitude = std::max(row.lse_magnitude, row.exponent_noise[n]);
-      }
+    return true;
+  }
+
+  /// Steps 1-2 for key j (its row of K at `k`) of the row: s_j after softcap and ALiBi.
+  void score_key(const double* k, std::int64_t j, Row& row) const {
+    const int D = p_.head_dim;
+    const Real scale = static_cast<Real>(p_.resolved_scale());
+    const Real softcap = static_cast<Real>(p_.softcap);
+    const std::int64_t n = j - row.keys.first;
+    Real dot = 0;
+    double dot_magnitude = 0;
+    for (int d = 0; d < D; ++d) {
+      dot += static_cast<Real>(row.q[d]) * static_cast<Real>(k[d]);
+      if constexpr (kTracksMagnitude) dot_magnitude += std::fabs(row.q[d] * k[d]);
     }
+    Real s = scale * dot;
+    if (p_.softcap > 0) {
+      row.tanhs[n] = std::tanh(s / softcap);
+      s = softcap * row.tanhs[n];
+    }
+    const Real distance = static_cast<Real>(row.diagonal > j ? row.diagonal - j : j - row.diagonal);
+    s -= row.slope * distance;
+    row.scores[n] = s;
+    if constexpr (kTracksMagnitude) {
+      row.exponent_noise[n] = p_.resolved_scale() * dot_magnitude + row.slope * distance;
+      row.lse_magnitude = std::max(row.lse_magnitude, row.exponent_noise[n]);
+    }
+  }
+
+  /// Step 4 once every kept key is scored: the row's max, sum and lse.
+  void finish_row(Row& row) const {
     row.max = *std::max_element(row.scores.begin(), row.scores.end());
     row.sum = 0;
     for (Real s : row.scores) row.sum += std::exp(s - row.max);
@@ -246,36 +310,65 @@ class NaiveAttention {
     if constexpr (kTracksMagnitude) {
       for (double& w : row.exponent_noise) w += 1.0 + std::fabs(row.lse);
     }
-    return true;
   }
 
-  /// out_i as stored: sum_j stored(exp(s_j - max)) v_j / sum, then stored. P is rounded before it is
-  /// normalised, as a kernel does it (the row sum comes from the unrounded P).
-  std::vector<Real> output_row(int b, int h, const Row& row) const {
+  /// out of rows[0, count) (softmax_rows'; nothing for a row without keys) into outs[0, count), as stored:
+  /// sum_j stored(exp(s_j - max)) v_j / sum, then stored. P is rounded before it is normalised, as a kernel
+  /// does it (the row sum comes from the unrounded P). Key by key across the rows, as softmax_rows, each
+  /// row's sums over increasing keys.
+  void output_rows(int b, int h, int count, const Row* rows, std::vector<Real>* outs) const {
     const int Dv = p_.head_dim_v;
     const int hk = h / (p_.heads / p_.heads_kv);
-    std::vector<Real> acc(Dv, Real{0});
-    for (std::int64_t j = row.keys.first; j <= row.keys.last; ++j) {
-      const Real weight = stored(std::exp(row.scores[j - row.keys.first] - row.max));
+    const KeyRange keys = keys_of(count, rows);
+    for (int r = 0; r < count; ++r) outs[r].assign(Dv, Real{0});
+    for (std::int64_t j = keys.first; j <= keys.last; ++j) {
       const double* v = value(b, hk, j);
-      for (int c = 0; c < Dv; ++c) acc[c] += weight * static_cast<Real>(v[c]);
+      for (int r = 0; r < count; ++r) {
+        const Row& row = rows[r];
+        if (j < row.keys.first || j > row.keys.last) continue;
+        const Real weight = stored(std::exp(row.scores[j - row.keys.first] - row.max));
+        for (int c = 0; c < Dv; ++c) outs[r][c] += weight * static_cast<Real>(v[c]);
+      }
     }
-    for (Real& x : acc) x = stored(x / row.sum);
-    return acc;
+    for (int r = 0; r < count; ++r) {
+      if (rows[r].keys.empty()) continue;
+      for (Real& x : outs[r]) x = stored(x / rows[r].sum);
+    }
   }
 
-  /// max_c sum_j P_j w_j |v_jc| (w_j = exponent_noise): the scale of out's rounding noise.
-  double output_magnitude(int b, int h, const Row& row) const {
+  /// For each of rows[0, count): max_c sum_j P_j w_j |v_jc| (w_j = exponent_noise), the scale of its out's
+  /// rounding noise, into magnitudes[r] (0 for a row without keys). Key by key across the rows.
+  void output_magnitudes(int b, int h, int count, const Row* rows, double* magnitudes) const {
     const int Dv = p_.head_dim_v;
     const int hk = h / (p_.heads / p_.heads_kv);
-    std::vector<double> acc(Dv, 0.0);
-    for (std::int64_t j = row.keys.first; j <= row.keys.last; ++j) {
-      const double prob = std::exp(static_cast<double>(row.scores[j - row.keys.first] - row.lse));
+    const KeyRange keys = keys_of(count, rows);
+    std::array<std::vector<double>, kRowBlock> acc;
+    for (int r = 0; r < count; ++r) acc[r].assign(Dv, 0.0);
+    for (std::int64_t j = keys.first; j <= keys.last; ++j) {
       const double* v = value(b, hk, j);
-      const double w = row.exponent_noise[j - row.keys.first];
-      for (int c = 0; c < Dv; ++c) acc[c] += prob * w * std::fabs(v[c]);
+      for (int r = 0; r < count; ++r) {
+        const Row& row = rows[r];
+        if (j < row.keys.first || j > row.keys.last) continue;
+        const double prob = std::exp(static_cast<double>(row.scores[j - row.keys.first] - row.lse));
+        const double w = row.exponent_noise[j - row.keys.first];
+        for (int c = 0; c < Dv; ++c) acc[r][c] += prob * w * std::fabs(v[c]);
+      }
     }
-    return acc.empty() ? 0.0 : *std::max_element(acc.begin(), acc.end());
+    for (int r = 0; r < count; ++r) {
+      magnitudes[r] = acc[r].empty() ? 0.0 : *std::max_element(acc[r].begin(), acc[r].end());
+    }
+  }
+
+  /// The keys of rows[0, count) together: from the least first to the greatest last (first > last when no
+  /// row keeps a key).
+  static KeyRange keys_of(int count, const Row* rows) {
+    KeyRange keys{std::numeric_limits<std::int64_t>::max(), -1};
+    for (int r = 0; r < count; ++r) {
+      if (rows[r].keys.empty()) continue;
+      keys.first = std::min(keys.first, rows[r].keys.first);
+      keys.last = std::max(keys.last, rows[r].keys.last);
+    }
+    return keys;
   }
 
   const Problem& p_;

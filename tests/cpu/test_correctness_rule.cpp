@@ -11,6 +11,7 @@
 #include "testing/case_tensors.hpp"
 #include "testing/check.hpp"
 #include "testing/host_tensor.hpp"
+#include "testing/random.hpp"
 #include "testing/tolerance.hpp"
 
 namespace flashattn::testing {
@@ -49,6 +50,56 @@ TEST(Oracle, TinyBackwardByHand) {
   EXPECT_NEAR(g.dk[1], ds1, 1e-15);
   EXPECT_NEAR(g.dv[0], p0, 1e-15);
   EXPECT_NEAR(g.dv[1], p1, 1e-15);
+}
+
+// The oracle and the base score rows in blocks that share each key's load (reference/naive_attention.hpp):
+// a row's out, lse and dq must be bit for bit those of the row computed alone. Causal (bottom-right), so row
+// i of (Sq, Sk) keeps keys [d - window_left, d], d = i + Sk - Sq, as the one row of (1, d + 1) does on the
+// same first keys, at the same ALiBi distances. 19 rows: two whole blocks of 8 and a partial one, whose
+// rows keep key ranges of different starts and ends.
+TEST(Oracle, RowsScoredTogetherEqualRowsAlone) {
+  constexpr int kSq = 19, kSk = 40, kH = 4, kHk = 2, kD = 24, kDv = 16;
+  reference::Problem p;
+  p.seqlens_q = {kSq};
+  p.seqlens_k = {kSk};
+  p.heads = kH;
+  p.heads_kv = kHk;
+  p.head_dim = kD;
+  p.head_dim_v = kDv;
+  p.causal = true;
+  p.window_left = 25;
+  p.softcap = 15.0;
+  p.alibi_slopes = {0.5, 0.25, 0.125, 0.0625};
+  p.q = normal_draws(Rng(31, 1), kSq * kH * kD);
+  p.k = normal_draws(Rng(31, 2), kSk * kHk * kD);
+  p.v = normal_draws(Rng(31, 3), kSk * kHk * kDv);
+  const std::vector<double> dout = normal_draws(Rng(31, 4), kSq * kH * kDv);
+  const reference::ForwardResult together = reference::forward(p);
+  const reference::ForwardResult base = reference::base_forward(p, reference::Precision::bf16);
+  const reference::BackwardResult grads = reference::backward(p, dout);
+  for (int i = 0; i < kSq; ++i) {
+    const int keys = i + kSk - kSq + 1;
+    reference::Problem alone = p;
+    alone.seqlens_q = {1};
+    alone.seqlens_k = {keys};
+    alone.q.assign(p.q.begin() + i * kH * kD, p.q.begin() + (i + 1) * kH * kD);
+    alone.k.resize(std::size_t{keys} * kHk * kD);
+    alone.v.resize(std::size_t{keys} * kHk * kDv);
+    const std::vector<double> alone_dout(dout.begin() + i * kH * kDv, dout.begin() + (i + 1) * kH * kDv);
+    const reference::ForwardResult f = reference::forward(alone);
+    const reference::ForwardResult fb = reference::base_forward(alone, reference::Precision::bf16);
+    const reference::BackwardResult g = reference::backward(alone, alone_dout);
+    for (int h = 0; h < kH; ++h) {
+      EXPECT_EQ(f.lse[h], together.lse[i * kH + h]) << "row " << i << " head " << h;
+      for (int c = 0; c < kDv; ++c) {
+        EXPECT_EQ(f.out[h * kDv + c], together.out[(i * kH + h) * kDv + c]) << "row " << i << " head " << h;
+        EXPECT_EQ(fb.out[h * kDv + c], base.out[(i * kH + h) * kDv + c]) << "row " << i << " head " << h;
+      }
+      for (int d = 0; d < kD; ++d) {
+        EXPECT_EQ(g.dq[h * kD + d], grads.dq[(i * kH + h) * kD + d]) << "row " << i << " head " << h;
+      }
+    }
+  }
 }
 
 // A row that sees one key has P = 1 and dP = D exactly, so its dq and dk are zero and a kernel's are pure
