@@ -1,11 +1,14 @@
+#include <omp.h>
 #include <chrono>
 #include <cstdio>
-#include <omp.h>
+#include "reference/reference.hpp"
 #include "testing/case.hpp"
 #include "testing/case_tensors.hpp"
-#include "reference/reference.hpp"
-using namespace flashattn; using namespace flashattn::testing;
-static double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+using namespace flashattn;
+using namespace flashattn::testing;
+static double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 int main(int argc, char** argv) {
   int D = atoi(argv[1]);
   double t0 = now();
@@ -16,5 +19,6 @@ int main(int argc, char** argv) {
   double t2 = now();
   auto b = reference::base_forward(t.problem, precision_of(c.dtype));
   double t3 = now();
-  printf("D %d threads %d tensors %.2f oracle %.2f base %.2f\n", D, omp_get_max_threads(), t1-t0, t2-t1, t3-t2);
+  printf("D %d threads %d tensors %.2f oracle %.2f base %.2f\n", D, omp_get_max_threads(), t1 - t0, t2 - t1,
+         t3 - t2);
 }
