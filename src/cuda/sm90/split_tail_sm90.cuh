@@ -64,6 +64,57 @@ struct FwdSplitTailSm90 {
                 base + core::fwd_split_tail_partials_bytes(slots, kWarpGroups, kHeadDimV))};
   }
 
+  /// A consumer thread's rows copied out of its accumulator (row-column order), and their lse.
+  struct Rows {
+    float o[kRows][kCols];
+    float lse[kRows];
+    __device__ float& operator()(int r, int c) { return o[r][c]; }
+    __device__ const float& operator()(int r, int c) const { return o[r][c]; }
+  };
+
+  /// Whether the kernel's calls (epilogue_write / epilogue_merge) run write() and merge() out of line: on a
+  /// copy of the thread's rows, in functions of their own (__noinline__), so that a tile which cuts nothing
+  /// passes ~140 instructions of copies between its last wgmma and its store instead of the inlined code
+  /// (~1,660 SASS instructions at D = 64). The copies run only in the cut tiles; the accumulator never has
+  /// its address taken, so it stays in registers. Measured against inline (docs/PERF.md, session 56, H100,
+  /// three A/Bs): D = 256 from 2k keys +0.2 ... +1.7% in every cell but the full-mask 4k one (0.990 / 0.991,
+  /// a cutting cell; 8k / 16k, which cut too, 1.002 / 1.007 ... 1.014), S <= 1k within 0.3%; D = 128 -1.6 ...
+  /// +0.4% and D = 64 -0.7 ... +0.4%, so only D = 256 takes it (at D = 192 its long-key kernel spilled 12
+  /// bytes with it).
+  static constexpr bool kOutOfLine = kHeadDimV == 256;
+
+  /// The writer's side (write()), inline or out of line (kOutOfLine).
+  template <class AccRC>
+  __device__ static void epilogue_write(const FwdSplitTailWorkspace& workspace, int slot, int warp_group,
+                                        int thread, const AccRC& acc_rc, const float (&lse)[kRows]) {
+    if constexpr (kOutOfLine) {
+      Rows rows;
+      copy_rows(acc_rc, lse, rows);
+      write_rows(workspace, slot, warp_group, thread, rows);
+    } else {
+      write(workspace, slot, warp_group, thread, acc_rc, lse);
+    }
+  }
+  /// The owner's side (merge()), inline or out of line (kOutOfLine).
+  template <class AccRC>
+  __device__ static void epilogue_merge(const FwdSplitTailWorkspace& workspace, int slot, int warp_group,
+                                        int thread, AccRC& acc_rc, float (&lse)[kRows]) {
+    if constexpr (kOutOfLine) {
+      Rows rows;
+      copy_rows(acc_rc, lse, rows);
+      merge_rows(workspace, slot, warp_group, thread, rows);
+      CUTE_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        lse[r] = rows.lse[r];
+        CUTE_UNROLL
+        for (int c = 0; c < kCols; ++c) acc_rc(r, c) = rows.o[r][c];
+      }
+    } else {
+      merge(workspace, slot, warp_group, thread, acc_rc, lse);
+    }
+  }
+
+ private:
   /// The writer's side, called by every thread of consumer warpgroup `warp_group` (`thread` of 128) with
   /// its finished rows (normalised O in the row-column view `acc_rc`, their lse).
   template <class AccRC>
@@ -137,57 +188,6 @@ struct FwdSplitTailSm90 {
     }
   }
 
-  /// A consumer thread's rows copied out of its accumulator (row-column order), and their lse.
-  struct Rows {
-    float o[kRows][kCols];
-    float lse[kRows];
-    __device__ float& operator()(int r, int c) { return o[r][c]; }
-    __device__ const float& operator()(int r, int c) const { return o[r][c]; }
-  };
-
-  /// Whether the kernel's calls (epilogue_write / epilogue_merge) run write() and merge() out of line: on a
-  /// copy of the thread's rows, in functions of their own (__noinline__), so that a tile which cuts nothing
-  /// passes ~140 instructions of copies between its last wgmma and its store instead of the inlined code
-  /// (~1,660 SASS instructions at D = 64). The copies run only in the cut tiles; the accumulator never has
-  /// its address taken, so it stays in registers. Measured against inline (docs/PERF.md, session 56, H100,
-  /// three A/Bs): D = 256 from 2k keys +0.2 ... +1.7% in every cell but the full-mask 4k one (0.990 / 0.991,
-  /// a cutting cell; 8k / 16k, which cut too, 1.002 / 1.007 ... 1.014), S <= 1k within 0.3%; D = 128 -1.6 ...
-  /// +0.4% and D = 64 -0.7 ... +0.4%, so only D = 256 takes it (at D = 192 its long-key kernel spilled 12
-  /// bytes with it).
-  static constexpr bool kOutOfLine = kHeadDimV == 256;
-
-  /// write(), inline or out of line (kOutOfLine).
-  template <class AccRC>
-  __device__ static void epilogue_write(const FwdSplitTailWorkspace& workspace, int slot, int warp_group,
-                                        int thread, const AccRC& acc_rc, const float (&lse)[kRows]) {
-    if constexpr (kOutOfLine) {
-      Rows rows;
-      copy_rows(acc_rc, lse, rows);
-      write_rows(workspace, slot, warp_group, thread, rows);
-    } else {
-      write(workspace, slot, warp_group, thread, acc_rc, lse);
-    }
-  }
-  /// merge(), inline or out of line (kOutOfLine).
-  template <class AccRC>
-  __device__ static void epilogue_merge(const FwdSplitTailWorkspace& workspace, int slot, int warp_group,
-                                        int thread, AccRC& acc_rc, float (&lse)[kRows]) {
-    if constexpr (kOutOfLine) {
-      Rows rows;
-      copy_rows(acc_rc, lse, rows);
-      merge_rows(workspace, slot, warp_group, thread, rows);
-      CUTE_UNROLL
-      for (int r = 0; r < kRows; ++r) {
-        lse[r] = rows.lse[r];
-        CUTE_UNROLL
-        for (int c = 0; c < kCols; ++c) acc_rc(r, c) = rows.o[r][c];
-      }
-    } else {
-      merge(workspace, slot, warp_group, thread, acc_rc, lse);
-    }
-  }
-
- private:
   template <class AccRC>
   __device__ static void copy_rows(const AccRC& acc_rc, const float (&lse)[kRows], Rows& rows) {
     CUTE_UNROLL
