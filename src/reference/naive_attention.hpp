@@ -48,8 +48,8 @@ template <class Real>
 class NaiveAttention {
   /// Magnitudes (sums of |terms|, the noise scale of the tolerance rule) are the oracle's business only.
   static constexpr bool kTracksMagnitude = std::is_same_v<Real, double>;
-  /// Query rows the forward scores together, key by key (softmax_rows): 8 rows of Q (16 KB at D = 256) and
-  /// a key's row stay in the L1 cache.
+  /// Query rows taken together, key by key (softmax_rows, output_rows and the backward's key loop): 8 rows
+  /// of Q (16 KB at D = 256) and a key's row stay in the L1 cache.
   static constexpr int kRowBlock = 8;
 
  public:
