@@ -33,6 +33,7 @@ struct KeyRange {
   std::int64_t first = 0;
   std::int64_t last = -1;
   bool empty() const { return first > last; }
+  bool contains(std::int64_t j) const { return first <= j && j <= last; }
 };
 
 inline KeyRange kept_keys(const Problem& p, std::int64_t i, std::int64_t seqlen_q, std::int64_t seqlen_k) {
@@ -150,7 +151,7 @@ class NaiveAttention {
             const double* v = value(b, hk, j);
             for (int r = 0; r < count; ++r) {
               const Row& row = rows[r];
-              if (j < row.keys.first || j > row.keys.last) continue;
+              if (!row.keys.contains(j)) continue;
               const std::int64_t n = j - row.keys.first;
               const double* dO = &dout[row_start(r, Dv)];
               const double* q = &p_.q[row_start(r, D)];
@@ -250,7 +251,7 @@ class NaiveAttention {
     for (std::int64_t j = keys.first; j <= keys.last; ++j) {
       const double* k = key(b, hk, j);
       for (int r = 0; r < count; ++r) {
-        if (rows[r].keys.first <= j && j <= rows[r].keys.last) score_key(k, j, rows[r]);
+        if (rows[r].keys.contains(j)) score_key(k, j, rows[r]);
       }
     }
     for (int r = 0; r < count; ++r) {
@@ -258,11 +259,11 @@ class NaiveAttention {
     }
   }
 
-  /// Row i's kept keys (step 3) and what its scores need; false when it keeps no key.
-  bool begin_row(int b, int h, int i, Row& row) const {
+  /// Row i's kept keys (step 3; row.keys.empty() when it keeps none) and what its scores need.
+  void begin_row(int b, int h, int i, Row& row) const {
     const int seqlen_q = p_.seqlens_q[b], seqlen_k = p_.keys_used(b);
     row.keys = kept_keys(p_, i, seqlen_q, seqlen_k);
-    if (row.keys.empty()) return false;
+    if (row.keys.empty()) return;
     row.q = &p_.q[((q_start_[b] + i) * p_.heads + h) * p_.head_dim];
     row.slope = p_.alibi_slopes.empty() ? Real{0} : static_cast<Real>(p_.alibi_slopes[b * p_.heads + h]);
     row.diagonal = i + seqlen_k - seqlen_q;
@@ -271,7 +272,6 @@ class NaiveAttention {
     row.tanhs.resize(count);
     if constexpr (kTracksMagnitude) row.exponent_noise.resize(count);
     row.lse_magnitude = 0;
-    return true;
   }
 
   /// Steps 1-2 for key j (its row of K at `k`) of the row: s_j after softcap and ALiBi.
@@ -325,7 +325,7 @@ class NaiveAttention {
       const double* v = value(b, hk, j);
       for (int r = 0; r < count; ++r) {
         const Row& row = rows[r];
-        if (j < row.keys.first || j > row.keys.last) continue;
+        if (!row.keys.contains(j)) continue;
         const Real weight = stored(std::exp(row.scores[j - row.keys.first] - row.max));
         for (int c = 0; c < Dv; ++c) outs[r][c] += weight * static_cast<Real>(v[c]);
       }
@@ -348,7 +348,7 @@ class NaiveAttention {
       const double* v = value(b, hk, j);
       for (int r = 0; r < count; ++r) {
         const Row& row = rows[r];
-        if (j < row.keys.first || j > row.keys.last) continue;
+        if (!row.keys.contains(j)) continue;
         const double prob = std::exp(static_cast<double>(row.scores[j - row.keys.first] - row.lse));
         const double w = row.exponent_noise[j - row.keys.first];
         for (int c = 0; c < Dv; ++c) acc[r][c] += prob * w * std::fabs(v[c]);
