@@ -177,16 +177,6 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
       }
       return tile;
     };
-    if (params.probe_stagger_ns != 0) {
-      const int ns = params.probe_stagger_ns;
-      const std::uint64_t wait =
-          static_cast<std::uint64_t>(ns > 0 ? ns : -ns) * (ns > 0 ? (blockIdx.x & 1) : (blockIdx.x & 3));
-      std::uint64_t t0, t;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-      do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-      } while (t - t0 < wait);
-    }
     for (std::int64_t round = 0;; ++round) {
       const int unit = kPair ? static_cast<int>(cute::cluster_id_in_grid().x) : static_cast<int>(blockIdx.x);
       const int units = kPair ? static_cast<int>(cute::cluster_grid_dims().x) : static_cast<int>(gridDim.x);

@@ -3,8 +3,6 @@
 // generated instantiation TUs only.
 #pragma once
 
-#include <cstdlib>
-
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -75,7 +73,6 @@ Status launch_fwd_sm90_tile(const ForwardParams& params, const AttentionArgs& ar
   FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> kernel_params =
       make_fwd_params_sm90<Element, kHeadDim, kHeadDimV, kRegime>(params, args, units, pairs);
   if (kernel_params.order.tiles == 0) return {};
-  if (const char* probe = std::getenv("FLASHATTN_PROBE_STAGGER_NS")) kernel_params.probe_stagger_ns = std::atoi(probe);
   // The scheduler indexes (batch, head) pairs, query tiles and the positions of its order with ints.
   if (kernel_params.order.positions > std::numeric_limits<std::int32_t>::max()) {
     return {StatusCode::unsupported, "q: batch * heads * ceil(seqlen_q / " +

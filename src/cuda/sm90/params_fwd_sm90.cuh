@@ -48,7 +48,6 @@ struct FwdParamsSm90 {
   typename Layouts::TmaVMulticast tma_v_mc;  ///< tma_v's boxes, multicast (Layouts::kKvMulticast)
   FwdPairs pairs;                            ///< What a cluster pair's CTAs split (Layouts::kKvMulticast)
   FwdSplitTailWorkspace split_tail{};        ///< The cut tiles' partials and flags (an order with a stream)
-  int probe_stagger_ns = 0;  ///< PROBE: > 0 odd CTAs start this late; < 0 CTA i starts (i % 4) * -ns late
 };
 
 /// GQA packing: where packed row `row` of a sequence (token row / group of the group's query head row %
