@@ -22,9 +22,7 @@
 //    through L2, so the CTAs take pairs instead — a head's longest tile with its shortest, its second
 //    longest with its second shortest, ... (equal work per pair under a causal mask) — heads outermost: a
 //    CTA computes pair k * ctas + cta in its rounds 2k and 2k + 1 (the snake's positions of those rounds),
-//    the longer tile first on even CTAs and the shorter first on odd ones (so that neighbouring CTAs do not
-//    reach their tile boundaries, with their Q loads and O stores, in step), and the pairs of a head run in
-//    one round. An odd count's middle tile goes alone, after every pair.
+//    and the pairs of a head run in one round. An odd count's middle tile goes alone, after every pair.
 //    A partial last round pair (R pairs, R < ctas) would leave R CTAs a whole pair more than the others; with
 //    an even tile count its 2R tiles are dealt singly instead, longest first in the snake (CTA c takes
 //    tiles c and 2 * ctas - 1 - c of the list), or those of it and of the whole round pair before it (four
@@ -312,11 +310,8 @@ class PersistentTileScheduler {
       // CTA c's snake positions of rounds 2k and 2k + 1 hold the two halves of pair k * ctas + c.
       const int round = order.by_ctas.div(index);
       const int lane = index - round * order.ctas;
-      const int cta = (round & 1) == 0 ? lane : order.ctas - 1 - lane;
-      const int pair = (round >> 1) * order.ctas + cta;
-      // Even CTAs take a pair's longer tile first, odd ones its shorter: equal pairs would otherwise start
-      // and end their tiles together on every CTA, their Q loads and O stores in the same moments.
-      const int second = (round & 1) ^ (cta & 1);
+      const int pair = (round >> 1) * order.ctas + ((round & 1) == 0 ? lane : order.ctas - 1 - lane);
+      const int second = round & 1;
       const int full = order.m_blocks / 2;  // pairs of two tiles per head
       const int full_pairs = full * order.batch_heads;
       if (pair < full_pairs) {
