@@ -67,9 +67,7 @@ namespace flashattn::cuda::sm90 {
 /// (register_split_fits): 24 * 128 + 240 * 256 = 64512 with two consumer warpgroups, 24 * 128 + 160 * 384 =
 /// 64512 with three.
 inline constexpr int kProducerRegisters = 24;
-constexpr int consumer_registers(int consumer_warpgroups) {
-  return consumer_warpgroups == 1 ? 232 : consumer_warpgroups == 2 ? 240 : 160;
-}
+constexpr int consumer_registers(int consumer_warpgroups) { return consumer_warpgroups == 2 ? 240 : 160; }
 
 /// The cut tiles' workspace layout of a kernel: a consumer thread's rows of its warpgroup's 64 x
 /// HEAD_DIM_V accumulator (the row-column view of FwdMainloopSm90).
@@ -81,8 +79,7 @@ using FwdSplitTailOfSm90 =
                      FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>::kConsumerWarpGroups>;
 
 template <class Element, int kHeadDim, int kHeadDimV, FwdTileRegime kRegime>
-__global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>::kThreads,
-                                  FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>::kCtasPerSm)
+__global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>::kThreads, 1)
     fwd_sm90_kernel(const __grid_constant__ FwdParamsSm90<Element, kHeadDim, kHeadDimV, kRegime> params) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
@@ -99,12 +96,9 @@ __global__ void __launch_bounds__(FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, k
   constexpr int kBlockM = Layouts::kBlockM;
   constexpr int kConsumerRegisters = consumer_registers(Layouts::kConsumerWarpGroups);
   static_assert(
-      (Layouts::kConsumerWarpGroups == 1 && Layouts::kCtasPerSm == 2) || Layouts::kConsumerWarpGroups == 2 ||
-          Layouts::kConsumerWarpGroups == 3,
-      "the register split and the ping-pong barriers are laid out for two or three consumer warpgroups, or "
-      "one with two CTAs an SM");
-  static_assert(register_split_fits(kProducerRegisters, kConsumerRegisters, Layouts::kConsumerThreads,
-                                    Layouts::kCtasPerSm),
+      Layouts::kConsumerWarpGroups == 2 || Layouts::kConsumerWarpGroups == 3,
+      "the register split and the ping-pong barriers are laid out for two or three consumer warpgroups");
+  static_assert(register_split_fits(kProducerRegisters, kConsumerRegisters, Layouts::kConsumerThreads),
                 "setmaxnreg cannot hand out more registers than the CTA was launched with");
   static_assert(kProducerRegisters % 8 == 0 && kConsumerRegisters % 8 == 0,
                 "setmaxnreg counts are multiples of 8 in [24, 256]");

@@ -149,27 +149,7 @@ Status launch_fwd_sm90_pairs_or_ctas(const ForwardParams& params, const Attentio
       }
     }
   }
-  using Layouts = FwdLayoutsSm90<Element, kHeadDim, kHeadDimV, kRegime>;
-  int ctas_per_sm = 1;
-  if constexpr (Layouts::kCtasPerSm > 1) {
-    // Two CTAs an SM need the SM's whole shared memory as such: ask for the largest carveout, and launch
-    // as many CTAs as the device then holds at once (persistent CTAs beyond that would wait for others).
-    auto* kernel = &fwd_sm90_kernel<Element, kHeadDim, kHeadDimV, kRegime>;
-    cudaError_t error =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Layouts::kSmemBytes);
-    if (error == cudaSuccess) {
-      error = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                   cudaSharedmemCarveoutMaxShared);
-    }
-    if (error == cudaSuccess) {
-      error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas_per_sm, kernel, Layouts::kThreads,
-                                                            Layouts::kSmemBytes);
-    }
-    if (error != cudaSuccess) return cuda_error("two CTAs an SM (occupancy)", error);
-    ctas_per_sm = std::clamp(ctas_per_sm, 1, Layouts::kCtasPerSm);
-  }
-  return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, kRegime>(params, args,
-                                                                     multiprocessors * ctas_per_sm, info);
+  return launch_fwd_sm90_tile<Element, kHeadDim, kHeadDimV, kRegime>(params, args, multiprocessors, info);
 }
 
 /// Launches the forward of `params` (validated; q, k, v, out, lse on sm90 CUDA device args.device.index;

@@ -33,9 +33,6 @@ struct FwdLayoutsSm90 {
   static constexpr bool kPackGqa = kTile.pack_gqa;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpGroups;
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
-  static constexpr int kCtasPerSm = kTile.ctas_per_sm;
-  static_assert(kCtasPerSm == 1 || (kCtasPerSm == 2 && kConsumerWarpGroups == 1 && !kTile.pingpong),
-                "two CTAs an SM: one consumer warpgroup each, nothing to ping-pong with");
   static_assert(kBlockM == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 query rows");
   static_assert(kQStages >= 1 && kQStages <= 3, "Q has one buffer or a ring of two or three");
   static_assert(!kPackGqa || (kQStages == 1 && !kTile.o_in_rings),
@@ -196,8 +193,6 @@ struct FwdLayoutsSm90 {
                 "every buffer of the Q ring starts on a swizzle repeat");
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
   static_assert(kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");
-  static_assert(kSmemBytes <= (228 * 1024) / kCtasPerSm - 1024,
-                "kCtasPerSm CTAs share an SM's 228 KB, the system reserving 1 KB of it per CTA");
 };
 
 }  // namespace flashattn::cuda::sm90

@@ -25,7 +25,6 @@ namespace flashattn::cuda::sm90 {
 /// slots.
 constexpr bool fwd_split_tail_allowed_sm90(int head_dim, int head_dim_v, FwdTileRegime regime) {
   return !fwd_tile_sm90(head_dim, head_dim_v, regime).pack_gqa &&
-         fwd_tile_sm90(head_dim, head_dim_v, regime).ctas_per_sm == 1 &&
          fwd_regime_may_cut_tiles_sm90(head_dim, head_dim_v, regime);
 }
 

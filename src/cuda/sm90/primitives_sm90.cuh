@@ -137,8 +137,7 @@ __device__ __forceinline__ void named_barrier_sync(int threads, FwdBarrier id, i
 template <bool kEnabled, int kWarpGroups>
 class PingPong {
  public:
-  static_assert(!kEnabled || (kWarpGroups >= 2 && kWarpGroups <= 3),
-                "barrier ids are reserved for two or three warpgroups");
+  static_assert(kWarpGroups >= 2 && kWarpGroups <= 3, "barrier ids are reserved for two or three warpgroups");
   static constexpr int kThreads = 2 * 128;  ///< per barrier: 128 waiting + 128 passing threads
 
   __device__ explicit PingPong(int warp_group) : warp_group_(warp_group) {}

@@ -54,11 +54,6 @@ struct FwdTileSm90 {
   /// Cluster pairs (FwdTileRegime::*_paired): the tile's kernel runs as clusters of two CTAs that compute
   /// two query heads of one kv head and load each K / V tile once, by TMA multicast into both CTAs' stages.
   bool kv_multicast = false;
-  /// CTAs resident per SM (1 or 2). Two: each CTA has one consumer warpgroup walking 64-row tiles of its
-  /// own, so an SM holds two independent tiles whose load, compute and store phases drift apart instead of
-  /// every CTA reaching its tile boundaries in step (registers: 24 + 232 a thread; shared memory at most
-  /// half an SM's, less the 1 KB the system reserves per CTA).
-  int ctas_per_sm = 1;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -156,12 +151,8 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
       // ahead (docs/PERF.md, v_stages_2 ablation). The second Q buffer takes v4's O buffer's place so the
       // next tile's Q loads a tile ahead; with the per-warpgroup O staging it measured +3.2% (geometric
       // mean) over v4's own O buffer (docs/PERF.md, v5).
-      case 128: {
-        FwdTileSm90 tile{64, 64, 2, 3, 1};
-        tile.pingpong = false;
-        tile.ctas_per_sm = 2;
-        return tile;
-      }
+      case 128:
+        return {128, 128, 2, 3, 2};
       // D = 256, short key loops (core::narrow_key_tile_sm90_d256): 128x64, 1 Q + 2 K + 3 V stages: Q 64 KB
       // + 2 x K 32 KB + 3 x V 32 KB = 224 KB; O takes 128 fp32 per thread, S 32. The third V stage, which
       // the 80-key tile below has no room for, keeps the producer ahead through the first steps of a tile,
@@ -334,8 +325,7 @@ constexpr FwdTileRegime fwd_paired_regime(FwdTileRegime regime) {
 constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, int head_dim_v, FwdTileRegime regime) {
   if (fwd_unpaired_regime(regime) == regime) return fwd_tile_sm90_ablated(head_dim, head_dim_v, regime);
   FwdTileSm90 tile = fwd_tile_sm90_ablated(head_dim, head_dim_v, fwd_unpaired_regime(regime));
-  if (head_dim != 128 || head_dim_v != 128 || tile.block_m == 0 || tile.o_in_rings || tile.pack_gqa ||
-      tile.ctas_per_sm > 1) {
+  if (head_dim != 128 || head_dim_v != 128 || tile.block_m == 0 || tile.o_in_rings || tile.pack_gqa) {
     return {0, 0, 0, 0, 0};
   }
   tile.kv_multicast = true;
