@@ -59,16 +59,6 @@ struct FwdMainloopSm90 {
   static constexpr int kRowsPerThread = 2;
   using Softmax = OnlineSoftmax<kRowsPerThread, Layouts::kTile.exp2_on_fma_period>;
 
-  /// Whether a block walks its key tiles up from n_begin rather than down from n_end - 1: under a causal
-  /// mask (not varlen: only a block's first tile visited may hold the sequence end, which zero_v_tail
-  /// handles), so that the CTAs running a head's query tiles at once read its key tiles in the same order
-  /// from their first step (walking down, each started at its own diagonal). Producer and consumers decide
-  /// alike. Not where O is staged in the K / V stages (the stage held back is the last one walking down).
-  __device__ static bool walks_up(const Params& params) {
-    if constexpr (!Layouts::kIntraWarpgroupOverlap || Layouts::kStageOInRings) return false;
-    return params.base.problem.causal && !params.base.problem.is_varlen();
-  }
-
   /// What the block computes, shared by the producer and the consumers.
   using Work = FwdWorkSm90;
 
@@ -259,22 +249,16 @@ struct FwdMainloopSm90 {
       load_q();
       return;
     }
+    load_k(work.n_end - 1, write_k);
+    load_q();
     if constexpr (Layouts::kIntraWarpgroupOverlap) {
       // The V loads trail the K loads by one tile, as the consumers' P·V trails their Q·Kᵀ.
-      const bool up = walks_up(params);
-      const int first = up ? work.n_begin : work.n_end - 1;
-      const int step = up ? 1 : -1;
-      const int tiles = work.n_end - work.n_begin;
-      load_k(first, write_k);
-      load_q();
-      for (int i = 1; i < tiles; ++i) {
-        load_k(first + step * i, write_k);
-        load_v(first + step * (i - 1), write_v);
+      for (int n = work.n_end - 2; n >= work.n_begin; --n) {
+        load_k(n, write_k);
+        load_v(n + 1, write_v);
       }
-      load_v(first + step * (tiles - 1), write_v);
+      load_v(work.n_begin, write_v);
     } else {
-      load_k(work.n_end - 1, write_k);
-      load_q();
       // Steps in sequence read K_n, then V_n. With one stage per ring, V_n goes out as soon as V_{n+1} is
       // free, under the Q·Kᵀ of step n; had it to wait behind K_{n-1} (free only once every warpgroup's
       // Q·Kᵀ of step n is done), each P·V would wait for its V.
@@ -424,10 +408,7 @@ struct FwdMainloopSm90 {
     }
 
     // The first tile: its S alone, no P·V to overlap with yet.
-    const bool up = walks_up(params);
-    const int step = up ? 1 : -1;
-    const int tiles = work.n_end - work.n_begin;
-    int n = up ? work.n_begin : work.n_end - 1;
+    int n = work.n_end - 1;
     scores_alone(n);
     // O is still zero: no rescale.
     typename Softmax::Rescale rescale = softmax.template fold</*kFirst=*/true>(scores);
@@ -437,8 +418,7 @@ struct FwdMainloopSm90 {
     // From here on read_v is the stage of the tile whose P is in rP, one tile behind read_k.
 
     CUTE_NO_UNROLL
-    for (int i = 1; i < tiles; ++i) {
-      n += step;
+    for (--n; n >= work.n_begin; --n) {
       pipeline_k.consumer_wait(read_k);
       pingpong.wait();
       issue_s(read_k.index());
