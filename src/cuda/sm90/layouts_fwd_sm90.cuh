@@ -99,9 +99,6 @@ struct FwdLayoutsSm90 {
   // the next tile's Q from loading until its store had read it, a bubble of a store and a 48-64 KB load per
   // tile (16% of the stall samples at D = 256, S 512; docs/PERF.md, session 18).
   static constexpr bool kStageOInRings = kTile.o_in_rings;
-  static constexpr bool kKeysUp = kTile.keys_up;
-  static_assert(!kKeysUp || (kIntraWarpgroupOverlap && !kStageOInRings),
-                "key tiles walked up: the overlapped loop, O not staged in the last K / V stages");
   static_assert(
       !kStageOInRings || (kQStages == 1 && kConsumerWarpGroups == 2 && kBlockN >= 64),
       "O staged in the rings: one Q buffer; a K stage and a V stage each hold one warpgroup's 64 rows");

@@ -249,17 +249,6 @@ struct FwdMainloopSm90 {
       load_q();
       return;
     }
-    if constexpr (Layouts::kKeysUp) {
-      // The consumers' order (Layouts::kKeysUp): up from n_begin, V trailing K by one tile.
-      load_k(work.n_begin, write_k);
-      load_q();
-      for (int n = work.n_begin + 1; n < work.n_end; ++n) {
-        load_k(n, write_k);
-        load_v(n - 1, write_v);
-      }
-      load_v(work.n_end - 1, write_v);
-      return;
-    }
     load_k(work.n_end - 1, write_k);
     load_q();
     if constexpr (Layouts::kIntraWarpgroupOverlap) {
@@ -383,8 +372,7 @@ struct FwdMainloopSm90 {
       mask(n);
     };
 
-    // Only the block's last key tile can hold the sequence end, the first visited walking down and the last
-    // walking up (uniform over the consumers).
+    // Only the first tile visited can hold the sequence end (uniform over the consumers).
     auto zero_v_tail = [&](int n) {
       if (params.base.problem.is_varlen() && (n + 1) * kBlockN > work.seqlen_k) {
         pipeline_v.consumer_wait(read_v);
@@ -420,18 +408,17 @@ struct FwdMainloopSm90 {
     }
 
     // The first tile: its S alone, no P·V to overlap with yet.
-    constexpr int kStep = Layouts::kKeysUp ? 1 : -1;
-    int n = Layouts::kKeysUp ? work.n_begin : work.n_end - 1;
+    int n = work.n_end - 1;
     scores_alone(n);
     // O is still zero: no rescale.
     typename Softmax::Rescale rescale = softmax.template fold</*kFirst=*/true>(scores);
-    if constexpr (!Layouts::kKeysUp) zero_v_tail(n);
+    zero_v_tail(n);
     convert_fragment_into(tSrS, rP);
     first_softmax_done();
     // From here on read_v is the stage of the tile whose P is in rP, one tile behind read_k.
 
     CUTE_NO_UNROLL
-    for (n += kStep; Layouts::kKeysUp ? n < work.n_end : n >= work.n_begin; n += kStep) {
+    for (--n; n >= work.n_begin; --n) {
       pipeline_k.consumer_wait(read_k);
       pingpong.wait();
       issue_s(read_k.index());
@@ -450,9 +437,8 @@ struct FwdMainloopSm90 {
     }
 
     q_read();  // the last Q·Kᵀ landed in the loop's last step (or alone, for a block of one key tile)
-    // The last tile's P·V (n - kStep: the loop's last tile).
+    // The last tile's P·V.
     Softmax::apply(rescale, tOrO_rc);
-    if constexpr (Layouts::kKeysUp) zero_v_tail(n - kStep);
     pipeline_v.consumer_wait(read_v);
     pingpong.wait();
     issue_pv(read_v.index());

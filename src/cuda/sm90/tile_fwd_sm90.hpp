@@ -35,13 +35,6 @@ struct FwdTileSm90 {
   /// One Q buffer only: the epilogue stages O in the stages of the tile's last K and V tiles instead of the
   /// Q buffer, so Q goes back after the tile's last Q·Kᵀ and the next tile's Q loads under its last steps.
   bool o_in_rings = false;
-  /// A block walks its key tiles up from its first (n_begin) rather than down from its last. Under a causal
-  /// mask the CTAs running a head's query tiles at once then read the same key tile at the same step, where
-  /// walking down each starts at its own diagonal, a tile from its neighbour's (docs/PERF.md, session 57:
-  /// neighbours put further out of step lost 3-11%; the walk up with a run-time direction, whose loop cost
-  /// 2% by itself, read +2.4 / +1.4% at D = 128 causal S 1k / 2k). Needs the intra-warpgroup overlap's loop
-  /// and O not staged in the rings (the stage held back for it is the last one walking down).
-  bool keys_up = false;
   /// GQA packing: the tile's rows are (token, query head) pairs of one kv head, token-major (packed row
   /// r = token * group + head in group), so a call with few query rows fills its tiles. Such rows are not
   /// one box of Q or O in global memory: the consumers load their own Q rows and store their O rows with
@@ -158,11 +151,8 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
       // ahead (docs/PERF.md, v_stages_2 ablation). The second Q buffer takes v4's O buffer's place so the
       // next tile's Q loads a tile ahead; with the per-warpgroup O staging it measured +3.2% (geometric
       // mean) over v4's own O buffer (docs/PERF.md, v5).
-      case 128: {
-        FwdTileSm90 tile{128, 128, 2, 3, 2};
-        tile.keys_up = true;
-        return tile;
-      }
+      case 128:
+        return {128, 128, 2, 3, 2};
       // D = 256, short key loops (core::narrow_key_tile_sm90_d256): 128x64, 1 Q + 2 K + 3 V stages: Q 64 KB
       // + 2 x K 32 KB + 3 x V 32 KB = 224 KB; O takes 128 fp32 per thread, S 32. The third V stage, which
       // the 80-key tile below has no room for, keeps the producer ahead through the first steps of a tile,
