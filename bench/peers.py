@@ -541,8 +541,12 @@ def bench_point(args, impls, dtype, point):
             if name.startswith("flashattn"):
                 import flashattn
                 ran = flashattn.last_run()
-                row["packed_heads"] = ran.get("packed_heads")  # GQA packing: heads per tile
-                row["cut_tiles"] = ran.get("cut_tiles")  # the forward's split tail: tiles two CTAs shared
+                # What the call that produced `out` launched, as RunInfo says: its tile, its grid (CTAs, cluster
+                # size, decode splits), GQA packing (heads per tile) and the forward's split tail (tiles two
+                # CTAs shared).
+                for key in ("block_m", "block_n", "num_ctas", "cluster_size", "num_splits", "packed_heads",
+                            "cut_tiles"):
+                    row[key] = ran.get(key)
             row["verified"], row["max_abs_err"] = verify(take_rows(out, checked), ref, base)
             del out
             if args.op == "bwd":
