@@ -54,12 +54,6 @@ struct FwdTileSm90 {
   /// Cluster pairs (FwdTileRegime::*_paired): the tile's kernel runs as clusters of two CTAs that compute
   /// two query heads of one kv head and load each K / V tile once, by TMA multicast into both CTAs' stages.
   bool kv_multicast = false;
-  /// Each consumer warpgroup reads its 64 rows of Q into registers once per tile (ldmatrix) and issues Q·Kᵀ
-  /// with Q as a register operand, so a step's products read only K and V from shared memory: 16 of a
-  /// D = 128 warpgroup-step's 80 KB of operand reads fewer, for 32 more registers a thread held through the
-  /// tile. Under the power cap (long key loops) a TFLOP/s figure is set by energy per FLOP, and shared-memory
-  /// operand traffic is a part of it (docs/PERF.md, session 43).
-  bool q_in_registers = false;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -157,14 +151,8 @@ constexpr FwdTileSm90 fwd_tile_sm90_design(int head_dim, int head_dim_v, FwdTile
       // ahead (docs/PERF.md, v_stages_2 ablation). The second Q buffer takes v4's O buffer's place so the
       // next tile's Q loads a tile ahead; with the per-warpgroup O staging it measured +3.2% (geometric
       // mean) over v4's own O buffer (docs/PERF.md, v5).
-      // Q is read into registers once per tile (q_in_registers: 32 more a thread; 84-88 bytes spilled, three
-      // reloads a step on the unmasked path). The 144-key tile spills 248-300 bytes so, and keeps Q in shared
-      // memory.
-      case 128: {
-        FwdTileSm90 tile{128, 128, 2, 3, 2};
-        tile.q_in_registers = true;
-        return tile;
-      }
+      case 128:
+        return {128, 128, 2, 3, 2};
       // D = 256, short key loops (core::narrow_key_tile_sm90_d256): 128x64, 1 Q + 2 K + 3 V stages: Q 64 KB
       // + 2 x K 32 KB + 3 x V 32 KB = 224 KB; O takes 128 fp32 per thread, S 32. The third V stage, which
       // the 80-key tile below has no room for, keeps the producer ahead through the first steps of a tile,
