@@ -52,16 +52,9 @@ struct FwdLayoutsSm90 {
   // One warpgroup's product on its own block of Q (SmemLayoutQWarpGroup), picked by a warpgroup index the
   // compiler knows is warp-uniform: Q's descriptors are then formed in uniform registers rather than moved
   // there from per-thread ones before each wgmma.
-  // With kQInRegisters, Q is the register A operand (read once per tile from shared memory by ldmatrix).
-  static constexpr bool kQInRegisters = kTile.q_in_registers;
-  static_assert(!kQInRegisters || !kPackGqa, "GQA packing: Q stays the shared-memory operand");
-  using ShapeQK = cute::Shape<cute::_64, cute::Int<kBlockN>, cute::Int<kHeadDim>>;
   using TiledMmaQK = decltype(cute::make_tiled_mma(
-      std::conditional_t<kQInRegisters,
-                         decltype(cute::GMMA::rs_op_selector<Element, Element, float, ShapeQK>()),
-                         decltype(cute::GMMA::ss_op_selector<Element, Element, float, ShapeQK>())>{}));
-  /// Shared memory -> the registers of Q as Q·Kᵀ's A fragment (kQInRegisters).
-  using SmemCopyAtomQ = cute::Copy_Atom<cute::SM75_U32x4_LDSM_N, Element>;
+      cute::GMMA::ss_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kBlockN>, cute::Int<kHeadDim>>>()));
   // O += P·V: P from registers (the softmax's output), V from shared memory, MN-major (V's head dim, the
   // N of this product, is contiguous).
   using TiledMmaPV = decltype(cute::make_tiled_mma(

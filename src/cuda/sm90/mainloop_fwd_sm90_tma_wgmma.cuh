@@ -341,30 +341,10 @@ struct FwdMainloopSm90 {
     // (reloading them every step) with key tiles wider than 128.
     Element* const q_block =
         smem.q[q_stage].data() + warp_group * cosize_v<typename Layouts::SmemLayoutQWarpGroup>;
-    // Layouts::kQInRegisters: the warpgroup's Q rows as the register A operand, read once (Q landed before
-    // consume() was called) and constant through the block's steps, so no wgmma reading them needs a wait
-    // before they could change.
-    auto make_q_registers = [&] {
-      if constexpr (Layouts::kQInRegisters) {
-        Tensor sQ = make_tensor(make_smem_ptr(q_block), typename Layouts::SmemLayoutQWarpGroup{});
-        Tensor tSrQ = thr_qk.partition_fragment_A(sQ);  // (MMA, MMA_M, MMA_K) registers
-        auto copy_q = make_tiled_copy_A(typename Layouts::SmemCopyAtomQ{}, mma_qk);
-        auto thr_copy_q = copy_q.get_thread_slice(thread % 128);
-        copy(copy_q, thr_copy_q.partition_S(sQ), thr_copy_q.retile_D(tSrQ));
-        return tSrQ;
-      } else {
-        return 0;
-      }
-    };
-    auto tSrQ_registers = make_q_registers();
     auto issue_s = [&](int stage) {
-      if constexpr (Layouts::kQInRegisters) {
-        gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_qk, tSrQ_registers, tSrK(_, _, _, stage), tSrS);
-      } else {
-        Tensor sQ = make_tensor(make_smem_ptr(opaque(q_block)), typename Layouts::SmemLayoutQWarpGroup{});
-        Tensor tSrQ = thr_qk.partition_fragment_A(sQ);  // (MMA, MMA_M, MMA_K) descriptors
-        gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_qk, tSrQ, tSrK(_, _, _, stage), tSrS);
-      }
+      Tensor sQ = make_tensor(make_smem_ptr(opaque(q_block)), typename Layouts::SmemLayoutQWarpGroup{});
+      Tensor tSrQ = thr_qk.partition_fragment_A(sQ);  // (MMA, MMA_M, MMA_K) descriptors
+      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_qk, tSrQ, tSrK(_, _, _, stage), tSrS);
     };
     auto issue_pv = [&](int stage) {
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_pv, tOrP, tOrV(_, _, _, stage), tOrO);

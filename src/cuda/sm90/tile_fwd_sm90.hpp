@@ -54,12 +54,6 @@ struct FwdTileSm90 {
   /// Cluster pairs (FwdTileRegime::*_paired): the tile's kernel runs as clusters of two CTAs that compute
   /// two query heads of one kv head and load each K / V tile once, by TMA multicast into both CTAs' stages.
   bool kv_multicast = false;
-  /// Each consumer warpgroup reads its 64 rows of Q into registers once per tile (ldmatrix) and issues Q·Kᵀ
-  /// with Q as a register operand, so a step's products read only K and V from shared memory: 16 of a
-  /// D = 128 warpgroup-step's 80 KB of operand reads fewer, for 32 more registers a thread held through the
-  /// tile. Under the power cap (long key loops) a TFLOP/s figure is set by energy per FLOP, and shared-memory
-  /// operand traffic is a part of it (docs/PERF.md, session 43).
-  bool q_in_registers = false;
 };
 
 /// The design choices an ablation build turns off (FLASHATTN_SM90_ABLATION).
@@ -335,11 +329,6 @@ constexpr FwdTileSm90 fwd_tile_sm90(int head_dim, int head_dim_v, FwdTileRegime 
     return {0, 0, 0, 0, 0};
   }
   tile.kv_multicast = true;
-  // The paired short-key tile (causal walks of 8,192 keys or more, power-capped from 32k) reads Q into
-  // registers once per tile: 84 bytes spilled, three reloads a step on the unmasked path. Measured on an
-  // H100 (docs/PERF.md, session 59) in both short-key regimes: GQA-long 32k / 128k +2.9 / +0.7%, causal
-  // S 512 (unpaired) -2.8%. The 144-key tile spills 248-300 bytes so, and keeps Q in shared memory.
-  tile.q_in_registers = fwd_unpaired_regime(regime) == FwdTileRegime::short_keys;
   return tile;
 }
 
