@@ -144,8 +144,7 @@ TEST(CudaBackwardSm90, RunInfoNamesTheHopperKernel) {
   HOPPER_CAPABILITIES_OR_SKIP(caps, Op::backward);
   for (int head_dim : caps.head_dims) {
     const Case c = dense(caps, head_dim, 200, 300);
-    // The head dim's tile: 64 x 128 where the warpgroups split the keys, 32 x 64 where they split the
-    // head dim (D = 256).
+    // The head dim's tile (bwd_tile_sm90): block_m query rows a step, block_n keys a CTA.
     const cuda::sm90::BwdTileSm90 tile = cuda::sm90::bwd_tile_sm90(head_dim);
     // The automatic path takes the sm90 kernel whenever one is built for the key: no fallback.
     for (CudaPath path : {CudaPath::automatic, CudaPath::hopper}) {

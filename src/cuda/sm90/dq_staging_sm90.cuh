@@ -1,6 +1,7 @@
 // flashattn — the Hopper backward's dQ staging with the keys split (D <= 128): one consumer warpgroup's
-// fp32 dQ accumulator (wgmma m64nN, N = its half of the head dim) stored into its block of the staging
-// buffer that the dQ writer's TMA reduce-add reads (SmemLayoutdQWarpGroup: 128-byte swizzled atoms of 8 rows
+// fp32 dQ accumulator (wgmma m64nN, N = its half of the head dim; or transposed, M = its half of the head
+// dim and N = the query rows) stored into its block of the staging buffer that the dQ writer's TMA
+// reduce-add reads (SmemLayoutdQWarpGroup: 128-byte swizzled atoms of 8 rows
 // x 32 floats, tiled rows first).
 //
 // The addresses, derived once (rather than CuTe's per-store 64-bit generic address, add and swizzle: ~40
@@ -52,6 +53,44 @@ __device__ __forceinline__ void stage_dq_keys_split(const Accumulator& acc, std:
       const float x = odd_row ? acc(4 * (j ^ 2) + 2 * h) : acc(4 * j + 2 * h);
       const float y = odd_row ? acc(4 * (j ^ 2) + 2 * h + 1) : acc(4 * j + 2 * h + 1);
       asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(group + h * 1024), "f"(x), "f"(y) : "memory");
+    }
+  }
+}
+
+/// Stores warpgroup thread `wg_thread`'s transposed dQ accumulator `acc` (dQᵀ: 64 head-dim columns x kRows
+/// query rows, fp32, the wgmma C layout; BwdTileSm90::dq_transposed) into the staging block at shared-memory
+/// byte address `block` (1024-aligned; kRows x 64 floats, the layout above with kRows rows).
+///
+/// Element i = e + 2h + 4j of lane l in warp w is (head-dim column c, query row r) = (16w + 8h + l/4,
+/// 8j + 2(l%4) + e): r%8 = 2(l%4) + e, r/8 = j, c/32 = w/2, c%4 = (l/4)%4 and (c%32)/4 = 4(w%2) + 2h + l/16.
+/// Both sides of the swizzle's XOR are sums of distinct bits, so 16·((c%32)/4 ^ r%8) = 16·x0 ^ 32h ^ 16e
+/// with x0 = (4(w%2) + l/16) ^ 2(l%4), and with U the address of (j, h, e) = 0:
+///   A(j, h, e) = (U ^ (32h + 16e)) + 128e + 1024j.
+/// Adjacent values are adjacent rows, so each store is 4 bytes: 2 · kRows / 8 · 2 of them, from four bases
+/// with immediate offsets. Banks: lane bits [0, 2) pick bits [8, 10) of U and [5, 7) of x0, bits [2, 4) the
+/// bytes [2, 4) and bit 4 bit 4 of the address: the 32 lanes of a store cover the 32 banks once. Checked by
+/// enumeration against the layout, every element stored once; the GPU tests check dQ against the oracle.
+template <int kRows, class Accumulator>
+__device__ __forceinline__ void stage_dq_transposed(const Accumulator& acc, std::uint32_t block,
+                                                    std::uint32_t wg_thread) {
+  static_assert(kRows % 16 == 0 && kRows <= 256, "whole k-steps of query rows, one wgmma N");
+  static_assert(decltype(cute::size(acc))::value == kRows / 2, "a 64 x kRows accumulator per warpgroup");
+  constexpr std::uint32_t kAtomColumnBytes = kRows * 128;  // kRows rows of one 32-float atom column
+  const std::uint32_t warp = wg_thread / 32;
+  const std::uint32_t lane = wg_thread % 32;
+  const std::uint32_t x0 = ((warp % 2) * 4 + lane / 16) ^ ((lane % 4) * 2);
+  const std::uint32_t u =
+      block + (lane % 4) * 256 + (warp / 2) * kAtomColumnBytes + ((lane / 4) % 4) * 4 + 16 * x0;
+  CUTE_UNROLL
+  for (int h = 0; h < 2; ++h) {
+    CUTE_UNROLL
+    for (int e = 0; e < 2; ++e) {
+      const std::uint32_t base = (u ^ (32 * h + 16 * e)) + 128 * e;
+      CUTE_UNROLL
+      for (int j = 0; j < kRows / 8; ++j) {
+        asm volatile("st.shared.f32 [%0], %1;" ::"r"(base + 1024 * j), "f"(acc(e + 2 * h + 4 * j))
+                     : "memory");
+      }
     }
   }
 }

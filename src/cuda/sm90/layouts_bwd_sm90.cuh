@@ -15,6 +15,10 @@
 //                                                                     head-dim columns [w D/2, (w+1) D/2),
 //                                                                     or (dq_own_keys) every column over
 //                                                                     its own keys (K mode 64)
+//   or dQᵀ = Kᵀ·dSᵀ            (HEAD_DIM, BLOCK_M), K mode BLOCK_N   SS: K (MN-major view) and dS (shared,
+//                                                                     keys contiguous: K-major); warpgroup
+//                                                                     w owns head-dim rows [w D/2, (w+1)
+//                                                                     D/2) (dq_transposed)
 // dQ leaves through shared memory (fp32, 128-byte swizzled) and a TMA reduce-add into the accumulator.
 // A transposed view is the same bytes read with the other major-ness: a K-major swizzle atom of 8 rows
 // of W elements is the MN-major atom of W x 8, so no product ever moves data to transpose it.
@@ -160,7 +164,10 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   static constexpr int kBlockN = Common::kBlockN;
   static constexpr int kConsumerWarpGroups = Common::kConsumerWarpGroups;
   static constexpr int kDqWidth = Common::kDqWidth;
+  /// BwdTileSm90::dq_transposed: dQᵀ = Kᵀ·dSᵀ, dS stored keys-contiguous.
+  static constexpr bool kDqTransposed = bwd_tile_sm90(kHeadDim).dq_transposed;
   static_assert(kBlockM > 0, "no sm90 backward tile configuration for this head dim");
+  static_assert(!kDqTransposed || !Common::kDqOwnKeys, "dQᵀ by head-dim halves only");
   static_assert(kBlockN == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 keys");
   static_assert(!Common::kDqOwnKeys || 2 * kBlockM <= 128,
                 "each warpgroup stages its own copy of a step's lse and D, one value a thread");
@@ -168,8 +175,9 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
       wgmma_n_is_one_instruction(kBlockM) && wgmma_n_is_one_instruction(kHeadDim) &&
           wgmma_n_is_one_instruction(kDqWidth),
       "a GEMM width needs CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED in this TU (cmake/FlashattnCuda.cmake)");
-  static_assert(kBlockM % 64 == 0 && kBlockM <= 256,
-                "BLOCK_M: the N of Sᵀ (<= 256) and the width of dS's 64-row MN-major swizzle atom");
+  static_assert(kBlockM <= 256 && kBlockM % (kDqTransposed ? 16 : 64) == 0,
+                "BLOCK_M: the N of Sᵀ (<= 256), the K of dV and dK (k-steps of 16) and, unless dQ is "
+                "transposed, the width of dS's 64-row MN-major swizzle atom");
 
   // ---- Tensor cores.
   using AtomLayoutKeys = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
@@ -198,6 +206,12 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
       AtomLayoutKeys{}));
   // dQ of the CTA's keys split by head-dim halves between the warpgroups, or (dq_own_keys) one
   // warpgroup's: every head-dim column over its own 64 keys.
+  // dq_transposed: dQᵀ, the head dim split between the warpgroups (M), every query row (N).
+  using TiledMmadQt = decltype(cute::make_tiled_mma(
+      cute::GMMA::ss_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kBlockN>>,
+                                 cute::GMMA::Major::MN, cute::GMMA::Major::K>(),
+      AtomLayoutKeys{}));
   using TiledMmadQ = std::conditional_t<
       Common::kDqOwnKeys,
       decltype(cute::make_tiled_mma(
@@ -210,10 +224,12 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
                                      cute::GMMA::Major::MN, cute::GMMA::Major::MN>(),
           AtomLayoutHeadDim{}))>;
 
-  // dS (BLOCK_M, BLOCK_N), query rows contiguous: written from dSᵀ registers, whose pairs of adjacent
-  // columns are adjacent query rows. Double-buffered (see the mainloop).
+  // dS (BLOCK_M, BLOCK_N), query rows contiguous (dQ's MN-major A operand): written from dSᵀ registers,
+  // whose pairs of adjacent columns are adjacent query rows; or keys contiguous (dQᵀ's K-major B operand,
+  // kDqTransposed). Double-buffered (see the mainloop).
   using SmemLayoutdS = decltype(cute::tile_to_shape(
-      cute::GMMA::Layout_MN_SW128_Atom<Element>{},
+      std::conditional_t<kDqTransposed, cute::GMMA::Layout_K_SW128_Atom<Element>,
+                         cute::GMMA::Layout_MN_SW128_Atom<Element>>{},
       cute::Shape<cute::Int<kBlockM>, cute::Int<kBlockN>, cute::_2>{}));  // (M, N, 2)
   using SmemLayoutdSt = decltype(cute::composition(
       SmemLayoutdS{},
@@ -227,8 +243,10 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
       cute::cosize_v<SmemLayoutdS> >= 2 * cute::cosize_v<typename Common::SmemLayoutK>;
 
   // Registers -> shared memory for dSᵀ: eight query rows of one key are 16 contiguous bytes of dS, one row
-  // of an 8x8 stmatrix tile.
-  using SmemCopyAtomdS = cute::Copy_Atom<cute::SM90_U32x4_STSM_N, Element>;
+  // of an 8x8 stmatrix tile; with dS keys-contiguous, eight keys of one query row, the transposed stmatrix.
+  using SmemCopyAtomdS =
+      cute::Copy_Atom<std::conditional_t<kDqTransposed, cute::SM90_U16x8_STSM_T, cute::SM90_U32x4_STSM_N>,
+                      Element>;
 
   // 1024-byte alignment: a 128-byte swizzle pattern repeats every 8 rows of 128 bytes, and TMA and wgmma
   // compute it from address bits.

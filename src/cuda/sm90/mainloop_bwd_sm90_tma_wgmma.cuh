@@ -449,6 +449,8 @@ struct BwdMainloopSm90 {
     const int steps = work.steps();
     if (steps <= 0) return;
     constexpr int kAhead = bwd_tile_sm90(kHeadDim).products_ahead;
+    constexpr bool kDvAfterDs = bwd_tile_sm90(kHeadDim).dv_after_ds;
+    static_assert(!kDvAfterDs || kAhead == 0, "products issued ahead run beside dPᵀ's wait");
 
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});  // (M, D, PIPE)
     Tensor sdO =
@@ -495,7 +497,9 @@ struct BwdMainloopSm90 {
     Tensor tdSsdS = thr_copy_ds.partition_D(sdSt);  // (CPY, CPY_N, CPY_M, 2)
 
     // dQ: (M, D) from dS (A) and Kᵀ (B): this warpgroup's half of the head-dim columns over all BLOCK_N
-    // keys, or (dq_own_keys) every column over its own 64 keys.
+    // keys, or (dq_own_keys) every column over its own 64 keys; or (dq_transposed) dQᵀ: (D, M) from Kᵀ (A)
+    // and dS (B), this warpgroup's half of the head dim.
+    constexpr bool kDqTransposed = Layouts::kDqTransposed;
     const int warp_group = thread / 128;
     auto dq_keys = [&](const auto& tensor, auto tiler, auto coord) {  // dS or Kᵀ over the keys dQ sums
       if constexpr (Layouts::kDqOwnKeys) {
@@ -504,13 +508,34 @@ struct BwdMainloopSm90 {
         return tensor;
       }
     };
-    typename Layouts::TiledMmadQ mma_dq;
+    std::conditional_t<kDqTransposed, typename Layouts::TiledMmadQt, typename Layouts::TiledMmadQ> mma_dq;
     auto thr_dq = mma_dq.get_thread_slice(Layouts::kDqOwnKeys ? thread % 128 : thread);
-    Tensor tdQrdS = thr_dq.partition_fragment_A(
-        dq_keys(sdS, Shape<Int<kBlockM>, _64, _2>{}, make_coord(_0{}, warp_group, _0{})));  // (MMA, M, K, 2)
-    Tensor tdQrKt = thr_dq.partition_fragment_B(
-        dq_keys(sKt, Shape<Int<kHeadDim>, _64>{}, make_coord(_0{}, warp_group)));  // (MMA, MMA_D, MMA_K)
-    Tensor tdQrdQ = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});  // fp32
+    Tensor tdQrdS = [&] {  // (MMA, MMA_M, MMA_K, 2), transposed (MMA, MMA_N, MMA_K, 2)
+      if constexpr (kDqTransposed) {
+        return thr_dq.partition_fragment_B(sdS);
+      } else {
+        return thr_dq.partition_fragment_A(
+            dq_keys(sdS, Shape<Int<kBlockM>, _64, _2>{}, make_coord(_0{}, warp_group, _0{})));
+      }
+    }();
+    Tensor tdQrKt = [&] {  // (MMA, MMA_D, MMA_K)
+      if constexpr (kDqTransposed) {
+        return thr_dq.partition_fragment_A(sKt);
+      } else {
+        return thr_dq.partition_fragment_B(
+            dq_keys(sKt, Shape<Int<kHeadDim>, _64>{}, make_coord(_0{}, warp_group)));
+      }
+    }();
+    Tensor tdQrdQ =
+        partition_fragment_C(mma_dq, std::conditional_t<kDqTransposed, Shape<Int<kHeadDim>, Int<kBlockM>>,
+                                                        Shape<Int<kBlockM>, Int<kHeadDim>>>{});  // fp32
+    auto issue_dq = [&](int ds_buffer) __attribute__((always_inline)) {
+      if constexpr (kDqTransposed) {
+        gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrKt, tdQrdS(_, _, _, ds_buffer), tdQrdQ);
+      } else {
+        gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, ds_buffer), tdQrKt, tdQrdQ);
+      }
+    };
     // This warpgroup's block of the dQ writer's staging buffer.
     const std::uint32_t dq_block = cute::cast_smem_ptr_to_uint(
         smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>);
@@ -563,10 +588,17 @@ struct BwdMainloopSm90 {
       }
     };
     // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ of the step whose Q and dO are in `stage`, each its own commit group.
+    // With dv_after_ds (the 80-row tile) the accumulators are cleared first: a zero-initialising wgmma does
+    // not read them, but its C operand is read-write in PTX, so ptxas keeps them live from the previous
+    // step's dS to here, across the dQ and dK products, where at 80 rows they left too few registers and
+    // ptxas serialised every wgmma of the kernel (C7512). The clear ends that range; ptxas drops the moves
+    // themselves (the first k-slice's HGMMA takes RZ).
     auto issue_scores = [&](int stage) __attribute__((always_inline)) {
+      if constexpr (kDvAfterDs) clear(tSrS);
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_s, tSrK, tSrQ(_, _, _, stage), tSrS);
     };
     auto issue_dp = [&](int stage) __attribute__((always_inline)) {
+      if constexpr (kDvAfterDs) clear(tSrdP);
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dp, tSrV, tSrdO(_, _, _, stage), tSrdP);
     };
 
@@ -606,17 +638,22 @@ struct BwdMainloopSm90 {
         gmma_wait<1>(tSrS);  // Sᵀ landed (wgmma groups complete in issue order); dPᵀ still runs
       }
       scores_to_p<kKind>(params, work, head, row0, scores, tScS_rc, lse_log2);
-      convert_fragment_into(tSrS, rP);
-      // dV += Pᵀ·dO runs while dS is computed (it reads rP, left untouched until the final wait).
-      gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
+      // dV += Pᵀ·dO (it reads rP, left untouched until the final wait): issued now, it runs while dS is
+      // computed; with dv_after_ds, once dS is.
+      auto issue_dv = [&] {
+        convert_fragment_into(tSrS, rP);
+        gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
+      };
+      if constexpr (!kDvAfterDs) issue_dv();
       if (Layouts::kDeferDqHandOver && s > 0) hand_over_dq();  // the previous step's
       if (Layouts::kDqOwnKeys && s == 0 && warp_group == 0) {
         cutlass::arch::NamedBarrier::arrive(kConsumerThreads,
                                             static_cast<std::uint32_t>(BwdBarrier::kWarpGroupSkew));
       }
 
-      if constexpr (kKind != StepKind::softcap) gmma_wait<1>(tSrdP);  // dPᵀ landed; dV still runs
+      if constexpr (kKind != StepKind::softcap) gmma_wait<kDvAfterDs ? 0 : 1>(tSrdP);  // dPᵀ landed
       ds_from_p<kKind>(scores, dps, tScS_rc, dsum);
+      if constexpr (kDvAfterDs) issue_dv();
       convert_fragment_into(tSrdP, rdS);
       const int ds_buffer = s & 1;
       copy(copy_ds, tdSrdS, tdSsdS(_, _, _, ds_buffer));
@@ -631,7 +668,7 @@ struct BwdMainloopSm90 {
         publish_shared_writes();  // dS of all BLOCK_N keys (and the next step's lse and D) are in shared
                                   // memory
       }
-      gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dq, tdQrdS(_, _, _, ds_buffer), tdQrKt, tdQrdQ);
+      issue_dq(ds_buffer);
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
       // The next step's first products, into Sᵀ and dPᵀ's accumulators (dead since dS left them).
       if constexpr (kIssueAhead) {
@@ -648,8 +685,12 @@ struct BwdMainloopSm90 {
       cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                         static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
       // The address base from a fresh thread index: not hoisted, so not held across the steps.
-      stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block,
-                                             static_cast<std::uint32_t>(thread_index_in_loop()) % 128);
+      const auto wg_thread = static_cast<std::uint32_t>(thread_index_in_loop()) % 128;
+      if constexpr (kDqTransposed) {
+        stage_dq_transposed<kBlockM>(tdQrdQ, dq_block, wg_thread);
+      } else {
+        stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block, wg_thread);
+      }
       gmma_wait<kIssueAhead ? kAhead : 0>(acc_dv, acc_dk, tdVrP, tdKrdS);
       // Not deferred, the fence waits for the stores to complete: after dK's wait, the two waits overlap.
       if constexpr (!Layouts::kDeferDqHandOver) hand_over_dq();
