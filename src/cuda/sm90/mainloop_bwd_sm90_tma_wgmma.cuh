@@ -588,11 +588,11 @@ struct BwdMainloopSm90 {
       }
     };
     // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ of the step whose Q and dO are in `stage`, each its own commit group.
-    // With dv_after_ds (the 80-row tile) the accumulators are cleared first: a zero-initialising wgmma does
-    // not read them, but its C operand is read-write in PTX, so ptxas keeps them live from the previous
-    // step's dS to here, across the dQ and dK products, where at 80 rows they left too few registers and
-    // ptxas serialised every wgmma of the kernel (C7512). The clear ends that range; ptxas drops the moves
-    // themselves (the first k-slice's HGMMA takes RZ).
+    // With dv_after_ds the accumulators are cleared first: a zero-initialising wgmma does not read them,
+    // but its C operand is read-write in PTX, so ptxas keeps them live from the previous step's dS to here,
+    // across the dQ and dK products (at 80 query rows that left too few registers, and ptxas serialised
+    // every wgmma of the kernel: C7512). The clear ends that range; ptxas drops the moves themselves (the
+    // first k-slice's HGMMA takes RZ).
     auto issue_scores = [&](int stage) __attribute__((always_inline)) {
       if constexpr (kDvAfterDs) clear(tSrS);
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_s, tSrK, tSrQ(_, _, _, stage), tSrS);

@@ -73,16 +73,16 @@ struct BwdTileSm90 {
   /// 1.013x more (session 37).
   bool persistent_ctas;
   /// Keys split only: dQ is computed transposed, dQᵀ = Kᵀ·dSᵀ (the head dim in the wgmma M mode, split
-  /// between the warpgroups; the query rows in its N mode), with dS stored keys-contiguous for it. The
-  /// query rows are then an N of any multiple of 16 (wgmma's M is 64 a warpgroup), so BLOCK_M need not be a
-  /// multiple of 64: FlashAttention-3's 80-row D 128 tile. The accumulator's adjacent values are adjacent
-  /// query rows, so its staging stores 4 bytes at a time (dq_staging_sm90.cuh).
+  /// between the warpgroups; the query rows in its N mode), with dS stored keys-contiguous for it (a
+  /// transposed stmatrix) and the accumulator staged with 4-byte stores, its adjacent values being adjacent
+  /// query rows (dq_staging_sm90.cuh). The query rows are then an N of any multiple of 16, so BLOCK_M need
+  /// not be a multiple of 64 (FlashAttention-3's 80-row D 128 tile; measured at D 128 in session 60: 0.96x).
   bool dq_transposed = false;
   /// Keys split only: a step computes dS (once dPᵀ landed) before it issues dV += Pᵀ·dO, FlashAttention-3's
-  /// order, rather than issuing dV as soon as P is in registers so that it runs under the dS arithmetic:
-  /// the fp32 P and dPᵀ then die as their bf16 copies are made, where the early dV holds P's bf16 copy in
-  /// flight beside both (+BLOCK_M / 4 registers at the peak: at 80 rows, 228 of the 240, and ptxas
-  /// serialised the wgmmas and spilled 416 bytes).
+  /// order, rather than issuing dV as soon as P is in registers so that it runs under the dS arithmetic;
+  /// and Sᵀ / dPᵀ are cleared before their zero-initialising wgmmas (see issue_scores in the mainloop), so
+  /// that their registers are free from dS to the next step's products. The fp32 P and dPᵀ die as their
+  /// bf16 copies are made, where the early dV holds P's bf16 copy in flight beside both.
   bool dv_after_ds = false;
 };
 
@@ -100,15 +100,15 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // stages ahead.
     case 64:
       return {64, 128, 4, false, false, false, 2, true, true, true, true};
-    // 80x128 (FlashAttention-3's choice for full masks), dQ transposed: dK + dV take 128 fp32 per thread,
-    // Sᵀ and dPᵀ 40 each, the warpgroup's 64x80 dQᵀ half 40. 224 KB smem (Q, dO 2 x 20 KB each, K, V 32 KB
-    // each, dS 2 x 20 KB, dQ 40 KB fp32). 80 query rows a step rather than 64 carry a step's fixed costs
-    // (barriers, the dQ hand-over, the statistics) over 25% more work, and each 4.5 KB of Sᵀ / dPᵀ / dQ
-    // operands a k-step feeds 40 tensor cycles instead of 4 KB for 32 (docs/PERF.md, backward session
-    // 13: the shared-memory port binds). BLOCK_M = 128 would not fit 240 registers. A third stage (at 64
-    // rows, 224 KB) ran 0.971-0.986x (backward session 24).
+    // 64x128 (FlashAttention-3's choice under a causal mask): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ
+    // 32 each, the warpgroup's 64x64 dQᵀ half 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS
+    // 2 x 16 KB, dQ 32 KB fp32). dQ transposed with dS computed before dV: 1.015-1.030x over dQ = dS·K with
+    // the early dV (docs/PERF.md, session 60, three A/Bs; the parts not measured apart). FA3's 80 rows for
+    // full masks, in the same form: 0.908-1.000 (S 512 pays 9% of padded rows, and the step took 1.25x as
+    // long at S 16k), with 100 / 136 bytes more spill. BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer
+    // fit 240 registers. A third stage (224 KB) ran 0.971-0.986x (backward session 24).
     case 128: {
-      BwdTileSm90 tile{80, 128, 2, false, false, false, 0, false, false, false, true};
+      BwdTileSm90 tile{64, 128, 2, false, false, false, 0, false, false, false, true};
       tile.dq_transposed = true;
       tile.dv_after_ds = true;
       return tile;
