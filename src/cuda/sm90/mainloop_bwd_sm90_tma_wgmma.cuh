@@ -6,7 +6,8 @@
 //   Sᵀ = K·Qᵀ; t = the forward's log2-domain score (scale, softcap, ALiBi, mask); Pᵀ = exp2(t - lse·log2 e)
 //   dPᵀ = V·dOᵀ;  dSᵀ = Pᵀ ∘ (dPᵀ - D) [∘ (1 - tanh²) with softcap]
 //   dV += Pᵀ·dO;  dK += dSᵀ·Q  (unscaled: the epilogue multiplies dK by the softmax scale)
-//   dQ  = dS·K, staged in shared memory and added to the workspace by a TMA reduce-add
+//   dQ  = dS·K (or dQᵀ = Kᵀ·dSᵀ: BwdTileSm90::dq_transposed), staged in shared memory and added to the
+//         workspace by a TMA reduce-add
 //
 // Producer warp 0 (one thread): TMA-loads K and V once (one transaction barrier), then Q and dO of every
 // step into a ring of kStages stages guarded by a CUTLASS PipelineTmaAsync (full: both tiles' bytes
@@ -24,8 +25,9 @@
 // mainloop_bwd_sm90_split_head_dim.cuh; the producer, the dQ writer and the helpers are shared). Two
 // warpgroups, 64 keys each: Sᵀ and dPᵀ are issued together; the softmax recompute runs
 // while dPᵀ is still executing, and dV = Pᵀ·dO is issued as soon as P is in registers, so it runs under
-// the dS arithmetic. dSᵀ goes to a double-buffered shared tile, since dQ needs dS of all BLOCK_N keys
-// (both warpgroups') and each warpgroup computes half of dQ's head-dim columns. One named barrier per step
+// the dS arithmetic, or (dv_after_ds) once dS is computed. dSᵀ goes to a double-buffered shared tile, since
+// dQ needs dS of all BLOCK_N keys (both warpgroups') and each warpgroup computes half of dQ's head-dim
+// columns. One named barrier per step
 // publishes dS; a warpgroup writes dS buffer s % 2 only after both warpgroups passed step s - 1's barrier,
 // which each reaches after its dQ wgmma of step s - 2 (the buffer's last reader) completed. dQ is issued
 // before dK, so that dK still runs while dQ is staged for the writer (FlashAttention-3's order).
