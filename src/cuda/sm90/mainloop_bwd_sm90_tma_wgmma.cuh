@@ -418,10 +418,9 @@ struct BwdMainloopSm90 {
   /// Consumers: accumulates dK and dV (fp32 fragments of TiledMmadKV over (BLOCK_N, HEAD_DIM)) over the
   /// work's steps and adds dQ into the workspace. `thread` is the index among the consumer threads.
   template <class AccDK, class AccDV>
-  __device__ __forceinline__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
-                                                 Pipeline& pipeline, PipelinedO& pipeline_do,
-                                                 const Work& work, int thread, AccDK& acc_dk, AccDV& acc_dv,
-                                                 ConsumeState& state) {
+  __device__ static void consume(const Params& params, typename Layouts::SharedStorage& smem,
+                                 Pipeline& pipeline, PipelinedO& pipeline_do, const Work& work, int thread,
+                                 AccDK& acc_dk, AccDV& acc_dv, ConsumeState& state) {
     const int kv_phase = state.kv_phase;
     state.kv_phase ^= 1;
     // A tile without steps: the producer has passed the K / V buffers on without loading them, and a
@@ -443,11 +442,9 @@ struct BwdMainloopSm90 {
  private:
   /// consume() with the keys split: this warpgroup's 64 keys x HEAD_DIM of dK and dV.
   template <class AccDK, class AccDV>
-  __device__ __forceinline__ static void consume_keys(const Params& params,
-                                                      typename Layouts::SharedStorage& smem,
-                                                      Pipeline& pipeline, const Work& work, int thread,
-                                                      AccDK& acc_dk, AccDV& acc_dv, State& read,
-                                                      int kv_phase) {
+  __device__ static void consume_keys(const Params& params, typename Layouts::SharedStorage& smem,
+                                      Pipeline& pipeline, const Work& work, int thread, AccDK& acc_dk,
+                                      AccDV& acc_dv, State& read, int kv_phase) {
     using namespace cute;
     const BwdKernelParams& base = params.base;
     const BackwardParams& p = base.problem;
@@ -455,6 +452,7 @@ struct BwdMainloopSm90 {
     if (steps <= 0) return;
     constexpr int kAhead = bwd_tile_sm90(kHeadDim).products_ahead;
     constexpr bool kDvAfterDs = bwd_tile_sm90(kHeadDim).dv_after_ds;
+    static_assert(!kDvAfterDs || kAhead == 0, "products issued ahead run beside dPᵀ's wait");
 
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});  // (M, D, PIPE)
     Tensor sdO =
@@ -674,22 +672,17 @@ struct BwdMainloopSm90 {
       }
       issue_dq(ds_buffer);
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
-      // The next step's first products, into Sᵀ and dPᵀ's accumulators (dead since dS left them): here, or
-      // with dv_after_ds once dQ is staged (its accumulator free again).
-      constexpr bool kAheadAfterStaging = kDvAfterDs;
-      auto issue_ahead = [&] {
-        if constexpr (kIssueAhead) {
-          State after = read;
-          ++after;
-          const int next_stage = acquire_stage(after, next);
-          issue_scores(next_stage);
-          if constexpr (kAhead > 1) issue_dp(next_stage);
-        }
-      };
-      if constexpr (!kAheadAfterStaging) issue_ahead();
+      // The next step's first products, into Sᵀ and dPᵀ's accumulators (dead since dS left them).
+      if constexpr (kIssueAhead) {
+        State after = read;
+        ++after;
+        const int next_stage = acquire_stage(after, next);
+        issue_scores(next_stage);
+        if constexpr (kAhead > 1) issue_dp(next_stage);
+      }
       // dV and dQ landed (groups complete in issue order); dK (and the next step's products) run under the
       // staging.
-      gmma_wait<kIssueAhead && !kAheadAfterStaging ? kAhead + 1 : 1>(tdQrdQ);
+      gmma_wait<kIssueAhead ? kAhead + 1 : 1>(tdQrdQ);
       // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
       cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                         static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
@@ -700,7 +693,6 @@ struct BwdMainloopSm90 {
       } else {
         stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block, wg_thread);
       }
-      if constexpr (kAheadAfterStaging) issue_ahead();
       gmma_wait<kIssueAhead ? kAhead : 0>(acc_dv, acc_dk, tdVrP, tdKrdS);
       // Not deferred, the fence waits for the stores to complete: after dK's wait, the two waits overlap.
       if constexpr (!Layouts::kDeferDqHandOver) hand_over_dq();
@@ -820,7 +812,7 @@ struct BwdMainloopSm90 {
   /// swizzle permutes whole 16-byte chunks, so 8 elements from a multiple of 8 are contiguous. Not unrolled:
   /// unrolled, the chunks' swizzled addresses would be hoisted and held in registers across the main loop.
   template <class Tile>
-  __device__ __forceinline__ static void zero_rows(Tile& tile, int valid, int thread) {
+  __device__ static void zero_rows(Tile& tile, int valid, int thread) {
     constexpr int kChunksPerRow = kHeadDim / 8;
     constexpr int kChunks = decltype(cute::size<0>(tile))::value * kChunksPerRow;
     CUTE_NO_UNROLL

@@ -108,7 +108,7 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // long at S 16k), with 100 / 136 bytes more spill. BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer
     // fit 240 registers. A third stage (224 KB) ran 0.971-0.986x (backward session 24).
     case 128: {
-      BwdTileSm90 tile{64, 128, 2, false, false, false, 1, false, false, false, true};
+      BwdTileSm90 tile{64, 128, 2, false, false, false, 0, false, false, false, true};
       tile.dq_transposed = true;
       tile.dv_after_ds = true;
       return tile;
