@@ -110,7 +110,7 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     case 128: {
       BwdTileSm90 tile{64, 128, 2, false, false, false, 0, false, false, false, true};
       tile.dq_transposed = true;
-      tile.dv_after_ds = false;
+      tile.dv_after_ds = true;
       return tile;
     }
     // 64x64, head dim split (FlashAttention-3 takes 64x80): dK + dV halves take 128 fp32 per thread, Sᵀ and
