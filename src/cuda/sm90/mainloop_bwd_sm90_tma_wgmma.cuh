@@ -452,7 +452,6 @@ struct BwdMainloopSm90 {
     if (steps <= 0) return;
     constexpr int kAhead = bwd_tile_sm90(kHeadDim).products_ahead;
     constexpr bool kDvAfterDs = bwd_tile_sm90(kHeadDim).dv_after_ds;
-    static_assert(!kDvAfterDs || kAhead == 0, "products issued ahead run beside dPᵀ's wait");
 
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});  // (M, D, PIPE)
     Tensor sdO =

@@ -82,7 +82,9 @@ struct BwdTileSm90 {
   /// order, rather than issuing dV as soon as P is in registers so that it runs under the dS arithmetic;
   /// and Sᵀ / dPᵀ are cleared before their zero-initialising wgmmas (see issue_scores in the mainloop), so
   /// that their registers are free from dS to the next step's products. The fp32 P and dPᵀ die as their
-  /// bf16 copies are made, where the early dV holds P's bf16 copy in flight beside both.
+  /// bf16 copies are made, where the early dV holds P's bf16 copy in flight beside both. With products
+  /// issued ahead at D 128, ptxas serialised the wgmmas for want of registers (issued after dK), or the step
+  /// ran 0.938x (issued after the dQ staging; docs/PERF.md, session 60).
   bool dv_after_ds = false;
 };
 
