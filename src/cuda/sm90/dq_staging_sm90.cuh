@@ -67,9 +67,10 @@ __device__ __forceinline__ void stage_dq_keys_split(const Accumulator& acc, std:
 /// with x0 = (4(w%2) + l/16) ^ 2(l%4), and with U the address of (j, h, e) = 0:
 ///   A(j, h, e) = (U ^ (32h + 16e)) + 128e + 1024j.
 /// Adjacent values are adjacent rows, so each store is 4 bytes: 2 · kRows / 8 · 2 of them, from four bases
-/// with immediate offsets. Banks: lane bits [0, 2) pick bits [8, 10) of U and [5, 7) of x0, bits [2, 4) the
-/// bytes [2, 4) and bit 4 bit 4 of the address: the 32 lanes of a store cover the 32 banks once. Checked by
-/// enumeration against the layout, every element stored once; the GPU tests check dQ against the oracle.
+/// with immediate offsets. Banks (address bits [2, 7)): lane bits 2 and 3 set address bits 2 and 3, and lane
+/// bits 0, 1 and 4 set the three bits of x0, address bits [4, 7), so the 32 lanes of a store cover the 32
+/// banks once. Checked by enumerating A against the layout formula above for kRows 80 (every element stored
+/// once, every store conflict-free); the GPU tests check dQ against the oracle.
 template <int kRows, class Accumulator>
 __device__ __forceinline__ void stage_dq_transposed(const Accumulator& acc, std::uint32_t block,
                                                     std::uint32_t wg_thread) {
