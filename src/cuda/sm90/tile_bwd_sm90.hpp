@@ -100,11 +100,8 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // (session 25, A/B'd together with a change since reverted that D 128 alone showed at 0.981-1.000x), a
     // step's elementwise work being long enough here for the loads of the next to fall behind with fewer
     // stages ahead.
-    case 64: {
-      BwdTileSm90 tile{64, 128, 4, false, false, false, 2, true, true, true, true};
-      tile.dv_after_ds = true;
-      return tile;
-    }
+    case 64:
+      return {64, 128, 4, false, false, false, 2, true, true, true, true};
     // 64x128 (FlashAttention-3's choice under a causal mask): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ
     // 32 each, the warpgroup's 64x64 dQᵀ half 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS
     // 2 x 16 KB, dQ 32 KB fp32). dQ transposed with dS computed before dV: 1.015-1.030x over dQ = dS·K with
