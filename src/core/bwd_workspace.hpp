@@ -22,7 +22,7 @@ namespace flashattn::core {
 
 struct BwdWorkspace {
   /// The smallest query block of any backward kernel: the semaphores are counted per block of this many
-  /// rows, so max_bytes() covers every kernel (a kernel's block_m must be at least this: fewer blocks).
+  /// rows, so max_bytes() covers every kernel (a kernel's block_m must be a multiple of it).
   static constexpr int kMinBlockM = 32;
 
   float* lse_log2 = nullptr;    ///< (H, tokens): lse * log2(e); +inf where lse = -inf, so exp2(t - it) = 0.

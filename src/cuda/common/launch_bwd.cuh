@@ -68,9 +68,9 @@ Status launch_bwd(const BackwardParams& params, const AttentionArgs& args, RunIn
   }
 
   // The kernels index their semaphores by blocks of block_m rows; the size reported to callers counts
-  // blocks of kMinBlockM, no fewer than any kernel's.
-  if (main.block_m < BwdWorkspace::kMinBlockM) {
-    return {StatusCode::internal, std::string(main.name) + ": block_m is below the workspace's"};
+  // blocks of kMinBlockM, so every kernel's block_m is a multiple of it.
+  if (main.block_m % BwdWorkspace::kMinBlockM != 0) {
+    return {StatusCode::internal, std::string(main.name) + ": block_m is not a multiple of the workspace's"};
   }
   // An allocation takes at least one byte: a zero-byte request may give no pointer, and the kernels need
   // one (Sq = 0 with keys still has dK, dV to zero).
