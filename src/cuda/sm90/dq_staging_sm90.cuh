@@ -69,8 +69,8 @@ __device__ __forceinline__ void stage_dq_keys_split(const Accumulator& acc, std:
 /// Adjacent values are adjacent rows, so each store is 4 bytes: 2 · kRows / 8 · 2 of them, from four bases
 /// with immediate offsets. Banks (address bits [2, 7)): lane bits 2 and 3 set address bits 2 and 3, and lane
 /// bits 0, 1 and 4 set the three bits of x0, address bits [4, 7), so the 32 lanes of a store cover the 32
-/// banks once. Checked by enumerating A against the layout formula above for kRows 80 (every element stored
-/// once, every store conflict-free); the GPU tests check dQ against the oracle.
+/// banks once. Checked by enumerating A against the layout formula above for kRows 64 and 80 (every element
+/// stored once, every store conflict-free); the GPU tests check dQ against the oracle.
 template <int kRows, class Accumulator>
 __device__ __forceinline__ void stage_dq_transposed(const Accumulator& acc, std::uint32_t block,
                                                     std::uint32_t wg_thread) {
