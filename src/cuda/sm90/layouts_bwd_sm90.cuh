@@ -14,7 +14,9 @@
 //                                                                     (MN-major view); warpgroup w owns
 //                                                                     head-dim columns [w D/2, (w+1) D/2),
 //                                                                     or (dq_own_keys) every column over
-//                                                                     its own keys (K mode 64)
+//                                                                     its own keys (K mode 64), or
+//                                                                     (dq_by_rows) every column of query
+//                                                                     rows [64 w, 64 w + 64)
 //   or dQᵀ = Kᵀ·dSᵀ            (HEAD_DIM, BLOCK_M), K mode BLOCK_N   SS: K (MN-major view) and dS (shared,
 //                                                                     keys contiguous: K-major); warpgroup
 //                                                                     w owns head-dim rows [w D/2, (w+1)
@@ -43,7 +45,7 @@ namespace flashattn::cuda::sm90 {
 /// warpgroup: its half of the head-dim columns, or one slice of that half at a time), and the TMA copy
 /// types.
 template <class Element, int kHeadDim_, int kBlockM_, int kBlockN_, int kStages_, int kDqCols_,
-          bool kDqOwnKeys_ = false>
+          bool kDqOwnKeys_ = false, bool kDqByRows_ = false>
 struct BwdLayoutsSm90Common {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockM = kBlockM_;
@@ -56,15 +58,24 @@ struct BwdLayoutsSm90Common {
   static constexpr int kHeadDimPerWarpGroup = kHeadDim / kConsumerWarpGroups;
   /// BwdTileSm90::dq_own_keys: each warpgroup computes dQ over its own keys and every head-dim column.
   static constexpr bool kDqOwnKeys = kDqOwnKeys_;
-  /// Head-dim columns of the dQ a consumer warpgroup computes: its half, or all of them over its own keys.
-  static constexpr int kDqWidth = kDqOwnKeys ? kHeadDim : kHeadDimPerWarpGroup;
+  /// BwdTileSm90::dq_by_rows: each warpgroup computes dQ for its 64 of the step's query rows.
+  static constexpr bool kDqByRows = kDqByRows_;
+  /// Head-dim columns of the dQ a consumer warpgroup computes: its half, or all of them (over its own keys,
+  /// or over its own rows).
+  static constexpr int kDqWidth = kDqOwnKeys || kDqByRows ? kHeadDim : kHeadDimPerWarpGroup;
+  /// Query rows of a warpgroup's dQ block: the step's, or its own 64 (kDqByRows).
+  static constexpr int kDqRows = kDqByRows ? 64 : kBlockM;
   /// Columns of one staged dQ block, and the blocks a warpgroup stages per step.
   static constexpr int kDqCols = kDqCols_;
   static constexpr int kDqSlices = kDqWidth / kDqCols;
   static_assert(kDqWidth % kDqCols == 0, "whole dQ slices per warpgroup");
   /// kDqCols-column blocks of dQ from warpgroup w's first to w + 1's: the next half of the head dim, or
   /// none when both add into every column.
-  static constexpr int kDqWarpGroupBlockStride = kDqOwnKeys ? 0 : kDqSlices;
+  static constexpr int kDqWarpGroupBlockStride = kDqOwnKeys || kDqByRows ? 0 : kDqSlices;
+  /// kDqRows-row blocks of dQ from warpgroup w's first to w + 1's: the next 64 rows (kDqByRows), or none.
+  static constexpr int kDqWarpGroupRowStride = kDqByRows ? 1 : 0;
+  static_assert(!kDqByRows || (!kDqOwnKeys && kBlockM == 64 * kConsumerWarpGroups),
+                "dQ by rows: 64 of the step's rows per warpgroup, over all the CTA's keys");
   /// Copies of the staged row statistics (lse, D): one per warpgroup when no barrier joins them within a
   /// step (kDqOwnKeys), else one that both read.
   static constexpr int kStatCopies = kDqOwnKeys ? kConsumerWarpGroups : 1;
@@ -92,16 +103,16 @@ struct BwdLayoutsSm90Common {
       SmemLayoutK{}, cute::make_layout(cute::Shape<cute::Int<kHeadDim>, cute::Int<kBlockN>>{},
                                        cute::Stride<cute::Int<kBlockN>, cute::_1>{})));  // (D, N)
 
-  // dQ (BLOCK_M, kDqCols per warpgroup) fp32, staged for the TMA reduce-add: 128-byte swizzled rows of 32
+  // dQ (kDqRows, kDqCols per warpgroup) fp32, staged for the TMA reduce-add: 128-byte swizzled rows of 32
   // floats, over whose banks a warp's 8-byte stores of accumulator pairs spread (conflict-free with the
   // lane exchange of dq_staging_sm90.cuh; 8-way conflicts unswizzled). The atoms tile the rows first, so
-  // warpgroup w's block is one contiguous (BLOCK_M, kDqCols) block laid out as SmemLayoutdQWarpGroup: one
+  // warpgroup w's block is one contiguous (kDqRows, kDqCols) block laid out as SmemLayoutdQWarpGroup: one
   // TMA box sequence of its own.
   using SmemLayoutdQ = decltype(cute::tile_to_shape(
       cute::GMMA::Layout_K_SW128_Atom<float>{},
-      cute::Shape<cute::Int<kBlockM>, cute::Int<kDqCols * kConsumerWarpGroups>>{}));
+      cute::Shape<cute::Int<kDqRows>, cute::Int<kDqCols * kConsumerWarpGroups>>{}));
   using SmemLayoutdQWarpGroup = decltype(cute::tile_to_shape(
-      cute::GMMA::Layout_K_SW128_Atom<float>{}, cute::Shape<cute::Int<kBlockM>, cute::Int<kDqCols>>{}));
+      cute::GMMA::Layout_K_SW128_Atom<float>{}, cute::Shape<cute::Int<kDqRows>, cute::Int<kDqCols>>{}));
   static_assert(kDqCols % 32 == 0, "whole 128-byte rows of fp32 per warpgroup block of dQ");
   static_assert(cute::cosize_v<SmemLayoutdQ> == kConsumerWarpGroups * cute::cosize_v<SmemLayoutdQWarpGroup>);
 
@@ -115,7 +126,7 @@ struct BwdLayoutsSm90Common {
                                             cute::take<0, 2>(SmemLayoutQ{})));                     // Q and dO
   using TmaK = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutK{}));  // K, V
   // The fp32 dQ accumulator of the workspace as (tokens, head dim, heads): a warpgroup's box is
-  // (BLOCK_M, kDqCols) of one head. Rows past the tokens' extent are clipped.
+  // (kDqRows, kDqCols) of one head. Rows past the tokens' extent are clipped.
   using GmemShapedQ = cute::Shape<std::int32_t, std::int32_t, std::int32_t>;
   using GmemTensordQ =
       decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<float*>(nullptr)), GmemShapedQ{},
@@ -148,12 +159,16 @@ template <class Element, int kHeadDim>
 struct BwdLayoutsSm90<Element, kHeadDim, false>
     : BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
                            bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages,
-                           bwd_tile_sm90(kHeadDim).dq_own_keys ? kHeadDim : kHeadDim / 2,
-                           bwd_tile_sm90(kHeadDim).dq_own_keys> {
+                           bwd_tile_sm90(kHeadDim).dq_own_keys || bwd_tile_sm90(kHeadDim).dq_by_rows
+                               ? kHeadDim
+                               : kHeadDim / 2,
+                           bwd_tile_sm90(kHeadDim).dq_own_keys, bwd_tile_sm90(kHeadDim).dq_by_rows> {
   using Common = BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
                                       bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages,
-                                      bwd_tile_sm90(kHeadDim).dq_own_keys ? kHeadDim : kHeadDim / 2,
-                                      bwd_tile_sm90(kHeadDim).dq_own_keys>;
+                                      bwd_tile_sm90(kHeadDim).dq_own_keys || bwd_tile_sm90(kHeadDim).dq_by_rows
+                                          ? kHeadDim
+                                          : kHeadDim / 2,
+                                      bwd_tile_sm90(kHeadDim).dq_own_keys, bwd_tile_sm90(kHeadDim).dq_by_rows>;
   static constexpr bool kSplitHeadDim = false;
   /// Q and dO share the ring's stages (one pipeline, both tiles' bytes per stage).
   static constexpr std::uint32_t kTmaBytesPerStage = 2 * Common::kTmaBytesQ;
@@ -167,7 +182,7 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   /// BwdTileSm90::dq_transposed: dQᵀ = Kᵀ·dSᵀ, dS stored keys-contiguous.
   static constexpr bool kDqTransposed = bwd_tile_sm90(kHeadDim).dq_transposed;
   static_assert(kBlockM > 0, "no sm90 backward tile configuration for this head dim");
-  static_assert(!kDqTransposed || !Common::kDqOwnKeys, "dQᵀ by head-dim halves only");
+  static_assert(!kDqTransposed || (!Common::kDqOwnKeys && !Common::kDqByRows), "dQᵀ by head-dim halves only");
   static_assert(kBlockN == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 keys");
   static_assert(!Common::kDqOwnKeys || 2 * kBlockM <= 128,
                 "each warpgroup stages its own copy of a step's lse and D, one value a thread");
@@ -205,14 +220,22 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
                                  cute::GMMA::Major::K, cute::GMMA::Major::MN>(),
       AtomLayoutKeys{}));
   // dQ of the CTA's keys split by head-dim halves between the warpgroups, or (dq_own_keys) one
-  // warpgroup's: every head-dim column over its own 64 keys.
+  // warpgroup's: every head-dim column over its own 64 keys, or (dq_by_rows) by query rows: every column
+  // of the warpgroup's 64 rows.
   // dq_transposed: dQᵀ, the head dim split between the warpgroups (M), every query row (N).
   using TiledMmadQt = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<Element, Element, float,
                                  cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kBlockN>>,
                                  cute::GMMA::Major::MN, cute::GMMA::Major::K>(),
       AtomLayoutKeys{}));
+  using TiledMmadQByRows = decltype(cute::make_tiled_mma(
+      cute::GMMA::ss_op_selector<Element, Element, float,
+                                 cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockN>>,
+                                 cute::GMMA::Major::MN, cute::GMMA::Major::MN>(),
+      AtomLayoutKeys{}));
   using TiledMmadQ = std::conditional_t<
+      Common::kDqByRows, TiledMmadQByRows,
+      std::conditional_t<
       Common::kDqOwnKeys,
       decltype(cute::make_tiled_mma(
           cute::GMMA::ss_op_selector<Element, Element, float,
@@ -222,7 +245,7 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
           cute::GMMA::ss_op_selector<Element, Element, float,
                                      cute::Shape<cute::_64, cute::Int<kDqWidth>, cute::Int<kBlockN>>,
                                      cute::GMMA::Major::MN, cute::GMMA::Major::MN>(),
-          AtomLayoutHeadDim{}))>;
+          AtomLayoutHeadDim{}))>>;
 
   // dS (BLOCK_M, BLOCK_N), query rows contiguous (dQ's MN-major A operand): written from dSᵀ registers,
   // whose pairs of adjacent columns are adjacent query rows; or keys contiguous (dQᵀ's K-major B operand,

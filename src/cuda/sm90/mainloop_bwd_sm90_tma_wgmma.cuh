@@ -371,9 +371,11 @@ struct BwdMainloopSm90 {
           if (issuer) {
             Tensor sdQ = make_tensor(
                 make_smem_ptr(smem.dq.data() + w * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
-                typename Layouts::SmemLayoutdQWarpGroup{});  // (BLOCK_M, kDqCols)
-            Tensor gdQ = local_tile(mdQ, Shape<Int<kBlockM>, Int<Layouts::kDqCols>>{},
-                                    make_coord(m_block, w * Layouts::kDqWarpGroupBlockStride + slice));
+                typename Layouts::SmemLayoutdQWarpGroup{});  // (kDqRows, kDqCols)
+            Tensor gdQ = local_tile(mdQ, Shape<Int<Layouts::kDqRows>, Int<Layouts::kDqCols>>{},
+                                    make_coord(m_block * (kBlockM / Layouts::kDqRows) +
+                                                   w * Layouts::kDqWarpGroupRowStride,
+                                               w * Layouts::kDqWarpGroupBlockStride + slice));
             auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{},
                                                   group_modes<0, 2>(sdQ), group_modes<0, 2>(gdQ));
             copy(params.tma_dq, tdQsdQ, tdQgdQ);
@@ -498,8 +500,9 @@ struct BwdMainloopSm90 {
     Tensor tdSsdS = thr_copy_ds.partition_D(sdSt);  // (CPY, CPY_N, CPY_M, 2)
 
     // dQ: (M, D) from dS (A) and Kᵀ (B): this warpgroup's half of the head-dim columns over all BLOCK_N
-    // keys, or (dq_own_keys) every column over its own 64 keys; or (dq_transposed) dQᵀ: (D, M) from Kᵀ (A)
-    // and dS (B), this warpgroup's half of the head dim.
+    // keys, or (dq_own_keys) every column over its own 64 keys, or (dq_by_rows) every column of its 64
+    // query rows; or (dq_transposed) dQᵀ: (D, M) from Kᵀ (A) and dS (B), this warpgroup's half of the head
+    // dim.
     constexpr bool kDqTransposed = Layouts::kDqTransposed;
     const int warp_group = thread / 128;
     auto dq_keys = [&](const auto& tensor, auto tiler, auto coord) {  // dS or Kᵀ over the keys dQ sums

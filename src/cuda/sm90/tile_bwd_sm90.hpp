@@ -86,6 +86,12 @@ struct BwdTileSm90 {
   /// issued ahead at D 128, ptxas serialised the wgmmas for want of registers (issued after dK), or the step
   /// ran 0.938x (issued after the dQ staging; docs/PERF.md, session 60).
   bool dv_after_ds = false;
+  /// Keys split only: the consumer warpgroups split dQ = dS·K by query rows rather than by head-dim
+  /// halves: warpgroup w computes rows [64 w, 64 w + 64) of BLOCK_M = 128 over every head-dim column and
+  /// all BLOCK_N keys (an m64nD wgmma, 32 fp32 a thread at D 64), and stages its own 64-row block, which the
+  /// writer reduce-adds at those rows. With BLOCK_M 128, halving dQ by head dim would take two m64 tiles a
+  /// warpgroup (D 64: 32 columns each). FlashAttention-3's D 64 split.
+  bool dq_by_rows = false;
 };
 
 /// The tile of head dim `head_dim` (0 fields for a head dim with no sm90 backward kernel).
@@ -100,8 +106,12 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // (session 25, A/B'd together with a change since reverted that D 128 alone showed at 0.981-1.000x), a
     // step's elementwise work being long enough here for the loads of the next to fall behind with fewer
     // stages ahead.
-    case 64:
-      return {64, 128, 4, false, false, false, 2, true, true, true, true};
+    case 64: {
+      BwdTileSm90 tile{128, 128, 2, false, false, false, 0, false, false, true, true};
+      tile.dv_after_ds = true;
+      tile.dq_by_rows = true;
+      return tile;
+    }
     // 64x128 (FlashAttention-3's choice under a causal mask): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ
     // 32 each, the warpgroup's 64x64 dQᵀ half 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS
     // 2 x 16 KB, dQ 32 KB fp32). dQ transposed with dS computed before dV: 1.015-1.030x over dQ = dS·K with
