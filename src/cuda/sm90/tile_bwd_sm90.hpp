@@ -107,7 +107,7 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // step's elementwise work being long enough here for the loads of the next to fall behind with fewer
     // stages ahead.
     case 64: {
-      BwdTileSm90 tile{128, 128, 2, false, false, false, 0, false, false, false, true};
+      BwdTileSm90 tile{128, 128, 2, false, false, false, 0, false, false, true, true};
       tile.dv_after_ds = true;
       tile.dq_by_rows = true;
       return tile;
