@@ -97,15 +97,14 @@ struct BwdTileSm90 {
 /// The tile of head dim `head_dim` (0 fields for a head dim with no sm90 backward kernel).
 constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
   switch (head_dim) {
-    // 64x128 (FlashAttention-3's choice): dK + dV take 64 fp32 per thread; Sᵀ and dPᵀ 32 each, K and V in
-    // registers 16 each, the warpgroup's 64x32 dQ half 16. 144 KB smem (Q, dO 4 x 8 KB each, K, V 16 KB
-    // each, dS 2 x 16 KB, dQ 16 KB fp32). dQ by head-dim halves rather than own keys halves the dQ
-    // reduce-adds (ncu, session 27: L2 80% busy, against cuDNN's 52%) and leaves the registers for V; it
-    // costs the all-consumer dS barrier, so no skew between the warpgroups. Four stages: three
-    // ran 1.006-1.068x over two (docs/PERF.md, backward session 24), the fourth 1.011-1.038x over three
-    // (session 25, A/B'd together with a change since reverted that D 128 alone showed at 0.981-1.000x), a
-    // step's elementwise work being long enough here for the loads of the next to fall behind with fewer
-    // stages ahead.
+    // 128x128 (FlashAttention-3's D 64 tile): dK + dV take 64 fp32 per thread, Sᵀ and dPᵀ (64 keys x 128
+    // rows) 64 each, the warpgroup's 64x64 dQ rows 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 16 KB each,
+    // dS 2 x 32 KB, dQ 32 KB fp32). Half the steps of 64 rows, so half the per-step barriers, statistics
+    // and dQ hand-overs: 1.021-1.048x over the 64x128 tile with four stages, products ahead 2 and K / V in
+    // registers (docs/PERF.md, session 61). It compiles without serialised wgmmas only with dv_after_ds
+    // (Sᵀ / dPᵀ cleared before their wgmmas; without it C7512, sessions 20 and 24); products ahead do not
+    // fit (C7512 at 1 and 2), K in registers spills 416 / 540 bytes. Three stages (224 KB): 0.996-1.051x
+    // over the 64x128 tile, geomean 1.025 against two stages' 1.035.
     case 64: {
       BwdTileSm90 tile{128, 128, 2, false, false, false, 0, false, false, true, true};
       tile.dv_after_ds = true;
