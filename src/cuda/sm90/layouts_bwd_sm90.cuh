@@ -6,17 +6,13 @@
 //
 // Products, keys split (consumer warpgroup w owns keys [64 w, 64 w + 64) of the CTA's BLOCK_N):
 //   Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ     (BLOCK_N, BLOCK_M), K mode HEAD_DIM   SS: K / V and Q / dO, all K-major
-//                                                                     (RS with k / v_in_registers:
-//                                                                     loaded into registers once a CTA)
 //   dV += Pᵀ·dO, dK += dSᵀ·Q   (BLOCK_N, HEAD_DIM), K mode BLOCK_M   RS: Pᵀ / dSᵀ from the registers of
 //                                                                     Sᵀ / dPᵀ; dO / Q MN-major views
 //   dQ  = dS·K                 (BLOCK_M, HEAD_DIM), K mode BLOCK_N   SS: dS (shared, MN-major) and K
 //                                                                     (MN-major view); warpgroup w owns
 //                                                                     head-dim columns [w D/2, (w+1) D/2),
-//                                                                     or (dq_own_keys) every column over
-//                                                                     its own keys (K mode 64), or
-//                                                                     (dq_by_rows) every column of query
-//                                                                     rows [64 w, 64 w + 64)
+//                                                                     or (dq_by_rows) every column of
+//                                                                     query rows [64 w, 64 w + 64)
 //   or dQᵀ = Kᵀ·dSᵀ            (HEAD_DIM, BLOCK_M), K mode BLOCK_N   SS: K (MN-major view) and dS (shared,
 //                                                                     keys contiguous: K-major); warpgroup
 //                                                                     w owns head-dim rows [w D/2, (w+1)
@@ -45,7 +41,7 @@ namespace flashattn::cuda::sm90 {
 /// warpgroup: its half of the head-dim columns, or one slice of that half at a time), and the TMA copy
 /// types.
 template <class Element, int kHeadDim_, int kBlockM_, int kBlockN_, int kStages_, int kDqCols_,
-          bool kDqOwnKeys_ = false, bool kDqByRows_ = false>
+          bool kDqByRows_ = false>
 struct BwdLayoutsSm90Common {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockM = kBlockM_;
@@ -56,13 +52,10 @@ struct BwdLayoutsSm90Common {
   static constexpr int kThreads = kConsumerThreads + 128;  // + the producer warpgroup
   /// Head-dim columns per consumer warpgroup where they split the head dim.
   static constexpr int kHeadDimPerWarpGroup = kHeadDim / kConsumerWarpGroups;
-  /// BwdTileSm90::dq_own_keys: each warpgroup computes dQ over its own keys and every head-dim column.
-  static constexpr bool kDqOwnKeys = kDqOwnKeys_;
   /// BwdTileSm90::dq_by_rows: each warpgroup computes dQ for its 64 of the step's query rows.
   static constexpr bool kDqByRows = kDqByRows_;
-  /// Head-dim columns of the dQ a consumer warpgroup computes: its half, or all of them (over its own keys,
-  /// or over its own rows).
-  static constexpr int kDqWidth = kDqOwnKeys || kDqByRows ? kHeadDim : kHeadDimPerWarpGroup;
+  /// Head-dim columns of the dQ a consumer warpgroup computes: its half, or all of them (of its own rows).
+  static constexpr int kDqWidth = kDqByRows ? kHeadDim : kHeadDimPerWarpGroup;
   /// Query rows of a warpgroup's dQ block: the step's, or its own 64 (kDqByRows).
   static constexpr int kDqRows = kDqByRows ? 64 : kBlockM;
   /// Columns of one staged dQ block, and the blocks a warpgroup stages per step.
@@ -70,15 +63,12 @@ struct BwdLayoutsSm90Common {
   static constexpr int kDqSlices = kDqWidth / kDqCols;
   static_assert(kDqWidth % kDqCols == 0, "whole dQ slices per warpgroup");
   /// kDqCols-column blocks of dQ from warpgroup w's first to w + 1's: the next half of the head dim, or
-  /// none when both add into every column.
-  static constexpr int kDqWarpGroupBlockStride = kDqOwnKeys || kDqByRows ? 0 : kDqSlices;
+  /// none when each adds into every column of its own rows.
+  static constexpr int kDqWarpGroupBlockStride = kDqByRows ? 0 : kDqSlices;
   /// kDqRows-row blocks of dQ from warpgroup w's first to w + 1's: the next 64 rows (kDqByRows), or none.
   static constexpr int kDqWarpGroupRowStride = kDqByRows ? 1 : 0;
-  static_assert(!kDqByRows || (!kDqOwnKeys && kBlockM == 64 * kConsumerWarpGroups),
+  static_assert(!kDqByRows || kBlockM == 64 * kConsumerWarpGroups,
                 "dQ by rows: 64 of the step's rows per warpgroup, over all the CTA's keys");
-  /// Copies of the staged row statistics (lse, D): one per warpgroup when no barrier joins them within a
-  /// step (kDqOwnKeys), else one that both read.
-  static constexpr int kStatCopies = kDqOwnKeys ? kConsumerWarpGroups : 1;
   static_assert(kHeadDim % 64 == 0 && kHeadDim <= 256,
                 "head dim: whole 128-byte rows of Q and dO, and halves of at least 32 columns (one 64-byte "
                 "MN-major atom of Kᵀ per warpgroup in dQ)");
@@ -159,16 +149,12 @@ template <class Element, int kHeadDim>
 struct BwdLayoutsSm90<Element, kHeadDim, false>
     : BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
                            bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages,
-                           bwd_tile_sm90(kHeadDim).dq_own_keys || bwd_tile_sm90(kHeadDim).dq_by_rows
-                               ? kHeadDim
-                               : kHeadDim / 2,
-                           bwd_tile_sm90(kHeadDim).dq_own_keys, bwd_tile_sm90(kHeadDim).dq_by_rows> {
+                           bwd_tile_sm90(kHeadDim).dq_by_rows ? kHeadDim : kHeadDim / 2,
+                           bwd_tile_sm90(kHeadDim).dq_by_rows> {
   using Common = BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
                                       bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages,
-                                      bwd_tile_sm90(kHeadDim).dq_own_keys || bwd_tile_sm90(kHeadDim).dq_by_rows
-                                          ? kHeadDim
-                                          : kHeadDim / 2,
-                                      bwd_tile_sm90(kHeadDim).dq_own_keys, bwd_tile_sm90(kHeadDim).dq_by_rows>;
+                                      bwd_tile_sm90(kHeadDim).dq_by_rows ? kHeadDim : kHeadDim / 2,
+                                      bwd_tile_sm90(kHeadDim).dq_by_rows>;
   static constexpr bool kSplitHeadDim = false;
   /// Q and dO share the ring's stages (one pipeline, both tiles' bytes per stage).
   static constexpr std::uint32_t kTmaBytesPerStage = 2 * Common::kTmaBytesQ;
@@ -182,10 +168,8 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   /// BwdTileSm90::dq_transposed: dQᵀ = Kᵀ·dSᵀ, dS stored keys-contiguous.
   static constexpr bool kDqTransposed = bwd_tile_sm90(kHeadDim).dq_transposed;
   static_assert(kBlockM > 0, "no sm90 backward tile configuration for this head dim");
-  static_assert(!kDqTransposed || (!Common::kDqOwnKeys && !Common::kDqByRows), "dQᵀ by head-dim halves only");
+  static_assert(!kDqTransposed || !Common::kDqByRows, "dQᵀ by head-dim halves only");
   static_assert(kBlockN == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 keys");
-  static_assert(!Common::kDqOwnKeys || 2 * kBlockM <= 128,
-                "each warpgroup stages its own copy of a step's lse and D, one value a thread");
   static_assert(
       wgmma_n_is_one_instruction(kBlockM) && wgmma_n_is_one_instruction(kHeadDim) &&
           wgmma_n_is_one_instruction(kDqWidth),
@@ -195,57 +179,34 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
                 "transposed, the width of dS's 64-row MN-major swizzle atom");
 
   // ---- Tensor cores.
+  // The warpgroups split the M mode (the keys of Sᵀ, dPᵀ, dV and dK; the query rows of dQ by rows), or the
+  // N mode (the head dim of dQ by head-dim halves).
   using AtomLayoutKeys = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
   using AtomLayoutHeadDim = cute::Layout<cute::Shape<cute::_1, cute::Int<kConsumerWarpGroups>, cute::_1>>;
-  /// BwdTileSm90::k_in_registers / v_in_registers: Sᵀ / dPᵀ take K / V from registers (RS), not shared
-  /// memory.
-  static constexpr bool kKInRegisters = bwd_tile_sm90(kHeadDim).k_in_registers;
-  static constexpr bool kVInRegisters = bwd_tile_sm90(kHeadDim).v_in_registers;
   /// BwdTileSm90::defer_dq_hand_over: step s's dQ goes to the writer during step s + 1.
   static constexpr bool kDeferDqHandOver = bwd_tile_sm90(kHeadDim).defer_dq_hand_over;
   using ShapeSdP = cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>;
-  template <bool kRegisterA>
-  using TiledMmaKeysByRows = decltype(cute::make_tiled_mma(
-      std::conditional_t<kRegisterA,
-                         decltype(cute::GMMA::rs_op_selector<Element, Element, float, ShapeSdP>()),
-                         decltype(cute::GMMA::ss_op_selector<Element, Element, float, ShapeSdP>())>{},
-      AtomLayoutKeys{}));
-  using TiledMmaS = TiledMmaKeysByRows<kKInRegisters>;
-  using TiledMmadP = TiledMmaKeysByRows<kVInRegisters>;
-  /// Shared memory -> the registers of K / V as Sᵀ's / dPᵀ's A fragment.
-  using SmemCopyAtomKV = cute::Copy_Atom<cute::SM75_U32x4_LDSM_N, Element>;
+  using TiledMmaS = decltype(cute::make_tiled_mma(
+      cute::GMMA::ss_op_selector<Element, Element, float, ShapeSdP>(), AtomLayoutKeys{}));
+  using TiledMmadP = TiledMmaS;
   using TiledMmadKV = decltype(cute::make_tiled_mma(
       cute::GMMA::rs_op_selector<Element, Element, float,
                                  cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockM>>,
                                  cute::GMMA::Major::K, cute::GMMA::Major::MN>(),
       AtomLayoutKeys{}));
-  // dQ of the CTA's keys split by head-dim halves between the warpgroups, or (dq_own_keys) one
-  // warpgroup's: every head-dim column over its own 64 keys, or (dq_by_rows) by query rows: every column
-  // of the warpgroup's 64 rows.
+  // dQ of the CTA's keys split by head-dim halves between the warpgroups, or (dq_by_rows) by query rows:
+  // every column of the warpgroup's 64 rows.
   // dq_transposed: dQᵀ, the head dim split between the warpgroups (M), every query row (N).
   using TiledMmadQt = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<Element, Element, float,
                                  cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kBlockN>>,
                                  cute::GMMA::Major::MN, cute::GMMA::Major::K>(),
       AtomLayoutKeys{}));
-  using TiledMmadQByRows = decltype(cute::make_tiled_mma(
+  using TiledMmadQ = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<Element, Element, float,
-                                 cute::Shape<cute::_64, cute::Int<kHeadDim>, cute::Int<kBlockN>>,
+                                 cute::Shape<cute::_64, cute::Int<kDqWidth>, cute::Int<kBlockN>>,
                                  cute::GMMA::Major::MN, cute::GMMA::Major::MN>(),
-      AtomLayoutKeys{}));
-  using TiledMmadQ = std::conditional_t<
-      Common::kDqByRows, TiledMmadQByRows,
-      std::conditional_t<
-      Common::kDqOwnKeys,
-      decltype(cute::make_tiled_mma(
-          cute::GMMA::ss_op_selector<Element, Element, float,
-                                     cute::Shape<cute::_64, cute::Int<kDqWidth>, cute::_64>,
-                                     cute::GMMA::Major::MN, cute::GMMA::Major::MN>())),
-      decltype(cute::make_tiled_mma(
-          cute::GMMA::ss_op_selector<Element, Element, float,
-                                     cute::Shape<cute::_64, cute::Int<kDqWidth>, cute::Int<kBlockN>>,
-                                     cute::GMMA::Major::MN, cute::GMMA::Major::MN>(),
-          AtomLayoutHeadDim{}))>>;
+      std::conditional_t<Common::kDqByRows, AtomLayoutKeys, AtomLayoutHeadDim>{}));
 
   // dS (BLOCK_M, BLOCK_N), query rows contiguous (dQ's MN-major A operand): written from dSᵀ registers,
   // whose pairs of adjacent columns are adjacent query rows; or keys contiguous (dQᵀ's K-major B operand,
@@ -280,9 +241,9 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<typename Common::SmemLayoutK>> v;
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutdS>> ds;
     alignas(1024) cute::array_aligned<float, cute::cosize_v<typename Common::SmemLayoutdQ>> dq;
-    /// lse * log2(e) of the query rows of a step, double-buffered ([2 copy + step parity], kStatCopies).
-    float lse_log2[2 * Common::kStatCopies][kBlockM];
-    float dsum[2 * Common::kStatCopies][kBlockM];              ///< D = rowsum(dO ∘ O) of the same rows.
+    /// lse * log2(e) of the query rows of a step, double-buffered (by step parity).
+    float lse_log2[2][kBlockM];
+    float dsum[2][kBlockM];                                    ///< D = rowsum(dO ∘ O) of the same rows.
     typename Common::PipelineQdO::SharedStorage pipeline_qdo;  ///< Q and dO of a step landed / were read.
     cutlass::arch::ClusterTransactionBarrier kv_full;          ///< K and V landed (TMA transaction bytes).
     /// K and V (also the epilogue's staging of dK and dV) no longer read by any consumer: the producer may

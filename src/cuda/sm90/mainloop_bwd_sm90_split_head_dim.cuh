@@ -109,8 +109,7 @@ __device__ void BwdMainloopSm90<Element, kHeadDim>::consume_split_head_dim(
   // for the dQ writer to have read slice 0). The slice's product itself is waited for within its step: left
   // in flight across the loop's back edge (with dK), it made ptxas serialise every wgmma (C7514).
   static_assert(Layouts::kDqSlices == 2, "slice 0 is staged within its step, slice 1 in the next one");
-  auto step = [&](int s, StepCoord at, StepCoord next, auto kind, auto /*last*/)
-      __attribute__((always_inline)) {
+  auto step = [&](int s, StepCoord at, StepCoord next, auto kind) __attribute__((always_inline)) {
     constexpr StepKind kKind = decltype(kind)::value;
     const int head = at.head;
     const int row0 = at.m_block * kBlockM;

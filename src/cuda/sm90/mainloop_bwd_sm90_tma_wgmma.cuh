@@ -27,15 +27,10 @@
 // while dPᵀ is still executing, and dV = Pᵀ·dO is issued as soon as P is in registers, so it runs under
 // the dS arithmetic, or (dv_after_ds) once dS is computed. dSᵀ goes to a double-buffered shared tile, since
 // dQ needs dS of all BLOCK_N keys (both warpgroups') and each warpgroup computes half of dQ's head-dim
-// columns. One named barrier per step
+// columns (or, dq_by_rows, every column of half of the step's query rows). One named barrier per step
 // publishes dS; a warpgroup writes dS buffer s % 2 only after both warpgroups passed step s - 1's barrier,
 // which each reaches after its dQ wgmma of step s - 2 (the buffer's last reader) completed. dQ is issued
 // before dK, so that dK still runs while dQ is staged for the writer (FlashAttention-3's order).
-// With dq_own_keys (D = 64, BwdTileSm90) each warpgroup computes dQ over its own 64 keys and every
-// head-dim column instead, so its dQ reads only the dS it wrote: the per-step barrier is the warpgroup's
-// own (kdSWarpGroup + w), each warpgroup stages its own copy of lse and D, and nothing joins the two
-// warpgroups within a step but the Q / dO stages they share. The writer adds both blocks into the same
-// columns (in deterministic runs block 0's addition completes before block 1's is issued).
 //
 // dQ: each key block's contribution is added in whatever order the CTAs reach a query block. With
 // deterministic = true the CTAs take turns per (batch, head, query block) in ascending key block (descending
@@ -91,12 +86,7 @@ enum class BwdBarrier : std::uint32_t {
   kDqFull = 1,
   kDqEmpty = 3,
   kPReady = 5,
-  kdSReady = 6,
-  /// The keys split with dq_own_keys: warpgroup w's dS is in shared memory (id + w). The head-dim split's
-  /// kPReady / kdSReady ids: a kernel uses one split or the other.
-  kdSWarpGroup = 5,
-  /// The keys split with dq_own_keys: warpgroup 1 starts once warpgroup 0 has issued its first dV.
-  kWarpGroupSkew = 7
+  kdSReady = 6
 };
 
 template <class Element, int kHeadDim>
@@ -372,17 +362,14 @@ struct BwdMainloopSm90 {
             Tensor sdQ = make_tensor(
                 make_smem_ptr(smem.dq.data() + w * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>),
                 typename Layouts::SmemLayoutdQWarpGroup{});  // (kDqRows, kDqCols)
-            Tensor gdQ = local_tile(mdQ, Shape<Int<Layouts::kDqRows>, Int<Layouts::kDqCols>>{},
-                                    make_coord(m_block * (kBlockM / Layouts::kDqRows) +
-                                                   w * Layouts::kDqWarpGroupRowStride,
-                                               w * Layouts::kDqWarpGroupBlockStride + slice));
+            Tensor gdQ = local_tile(
+                mdQ, Shape<Int<Layouts::kDqRows>, Int<Layouts::kDqCols>>{},
+                make_coord(m_block * (kBlockM / Layouts::kDqRows) + w * Layouts::kDqWarpGroupRowStride,
+                           w * Layouts::kDqWarpGroupBlockStride + slice));
             auto [tdQgdQ, tdQsdQ] = tma_partition(params.tma_dq, Int<0>{}, Layout<_1>{},
                                                   group_modes<0, 2>(sdQ), group_modes<0, 2>(gdQ));
             copy(params.tma_dq, tdQsdQ, tdQgdQ);
             tma_store_arrive();
-            // dq_own_keys: both blocks add into the same columns, so in deterministic runs block 0's
-            // addition completes before block 1's is issued (a fixed order of the two roundings).
-            if (Layouts::kDqOwnKeys && p.deterministic && w + 1 < kConsumerWarpGroups) bulk_wait_writes();
           }
           if constexpr (Layouts::kDeferDqHandOver) {
             // The warpgroups hand their blocks over at different points of a step (consume_keys): block w
@@ -452,7 +439,6 @@ struct BwdMainloopSm90 {
     const BackwardParams& p = base.problem;
     const int steps = work.steps();
     if (steps <= 0) return;
-    constexpr int kAhead = bwd_tile_sm90(kHeadDim).products_ahead;
     constexpr bool kDvAfterDs = bwd_tile_sm90(kHeadDim).dv_after_ds;
 
     Tensor sQ = make_tensor(make_smem_ptr(smem.q.data()), typename Layouts::SmemLayoutQ{});  // (M, D, PIPE)
@@ -472,8 +458,8 @@ struct BwdMainloopSm90 {
     typename Layouts::TiledMmadP mma_dp;
     auto thr_s = mma_s.get_thread_slice(thread);
     auto thr_dp = mma_dp.get_thread_slice(thread);
-    Tensor tSrK = thr_s.partition_fragment_A(sK);     // (MMA, MMA_N, MMA_K): descriptors, or registers
-    Tensor tSrV = thr_dp.partition_fragment_A(sV);    // (MMA, MMA_N, MMA_K)   (k / v_in_registers)
+    Tensor tSrK = thr_s.partition_fragment_A(sK);     // (MMA, MMA_N, MMA_K)
+    Tensor tSrV = thr_dp.partition_fragment_A(sV);    // (MMA, MMA_N, MMA_K)
     Tensor tSrQ = thr_s.partition_fragment_B(sQ);     // (MMA, MMA_M, MMA_K, PIPE)
     Tensor tSrdO = thr_dp.partition_fragment_B(sdO);  // (MMA, MMA_M, MMA_K, PIPE)
     Tensor tSrS = partition_fragment_C(mma_s, Shape<Int<kBlockN>, Int<kBlockM>>{});    // (MMA, 1, 1) fp32
@@ -499,35 +485,25 @@ struct BwdMainloopSm90 {
     Tensor tdSrdS = thr_copy_ds.retile_S(rdS);
     Tensor tdSsdS = thr_copy_ds.partition_D(sdSt);  // (CPY, CPY_N, CPY_M, 2)
 
-    // dQ: (M, D) from dS (A) and Kᵀ (B): this warpgroup's half of the head-dim columns over all BLOCK_N
-    // keys, or (dq_own_keys) every column over its own 64 keys, or (dq_by_rows) every column of its 64
-    // query rows; or (dq_transposed) dQᵀ: (D, M) from Kᵀ (A) and dS (B), this warpgroup's half of the head
-    // dim.
+    // dQ: (M, D) from dS (A) and Kᵀ (B) over all BLOCK_N keys: this warpgroup's half of the head-dim
+    // columns, or (dq_by_rows) every column of its 64 query rows; or (dq_transposed) dQᵀ: (D, M) from Kᵀ
+    // (A) and dS (B), this warpgroup's half of the head dim.
     constexpr bool kDqTransposed = Layouts::kDqTransposed;
     const int warp_group = thread / 128;
-    auto dq_keys = [&](const auto& tensor, auto tiler, auto coord) {  // dS or Kᵀ over the keys dQ sums
-      if constexpr (Layouts::kDqOwnKeys) {
-        return local_tile(tensor, tiler, coord);
-      } else {
-        return tensor;
-      }
-    };
     std::conditional_t<kDqTransposed, typename Layouts::TiledMmadQt, typename Layouts::TiledMmadQ> mma_dq;
-    auto thr_dq = mma_dq.get_thread_slice(Layouts::kDqOwnKeys ? thread % 128 : thread);
+    auto thr_dq = mma_dq.get_thread_slice(thread);
     Tensor tdQrdS = [&] {  // (MMA, MMA_M, MMA_K, 2), transposed (MMA, MMA_N, MMA_K, 2)
       if constexpr (kDqTransposed) {
         return thr_dq.partition_fragment_B(sdS);
       } else {
-        return thr_dq.partition_fragment_A(
-            dq_keys(sdS, Shape<Int<kBlockM>, _64, _2>{}, make_coord(_0{}, warp_group, _0{})));
+        return thr_dq.partition_fragment_A(sdS);
       }
     }();
     Tensor tdQrKt = [&] {  // (MMA, MMA_D, MMA_K)
       if constexpr (kDqTransposed) {
         return thr_dq.partition_fragment_A(sKt);
       } else {
-        return thr_dq.partition_fragment_B(
-            dq_keys(sKt, Shape<Int<kHeadDim>, _64>{}, make_coord(_0{}, warp_group)));
+        return thr_dq.partition_fragment_B(sKt);
       }
     }();
     Tensor tdQrdQ =
@@ -553,18 +529,6 @@ struct BwdMainloopSm90 {
     };
     start_consuming(params, smem, work, thread,
                     kv_phase);  // each step stages the next step's lse and D before its dS barrier
-    // K and V have landed (and their rows past a varlen sequence's end are zero): read into registers once,
-    // constant for the CTA's steps, so no wgmma that reads them needs a wait before they could change.
-    if constexpr (Layouts::kKInRegisters) {
-      auto copy_k = make_tiled_copy_A(typename Layouts::SmemCopyAtomKV{}, mma_s);
-      auto thr_copy_k = copy_k.get_thread_slice(thread);
-      copy(copy_k, thr_copy_k.partition_S(sK), thr_copy_k.retile_D(tSrK));
-    }
-    if constexpr (Layouts::kVInRegisters) {
-      auto copy_v = make_tiled_copy_A(typename Layouts::SmemCopyAtomKV{}, mma_dp);
-      auto thr_copy_v = copy_v.get_thread_slice(thread);
-      copy(copy_v, thr_copy_v.partition_S(sV), thr_copy_v.retile_D(tSrV));
-    }
 
     // Waits for the Q and dO of the step at `at` (pipeline state `state`); zeroes their rows past a varlen
     // sequence's end (an all-consumer barrier, which both warpgroups reach in the same step). The stage.
@@ -581,16 +545,6 @@ struct BwdMainloopSm90 {
       }
       return stage;
     };
-    // dq_own_keys: the warpgroups, free of each other within a step, start half a step apart (warpgroup 1
-    // once warpgroup 0 has its first P), so that one's softmax and dS run while the other's products use
-    // the tensor cores; the Q / dO stages they share keep them within a step of each other after that.
-    // Waited for after the first stage's zeroing barrier, which both warpgroups must reach.
-    auto skew_start = [&] {
-      if (Layouts::kDqOwnKeys && warp_group == 1) {
-        cutlass::arch::NamedBarrier::sync(kConsumerThreads,
-                                          static_cast<std::uint32_t>(BwdBarrier::kWarpGroupSkew));
-      }
-    };
     // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ of the step whose Q and dO are in `stage`, each its own commit group.
     // With dv_after_ds the accumulators are cleared first: a zero-initialising wgmma does not read them,
     // but its C operand is read-write in PTX, so ptxas keeps them live from the previous step's dS to here,
@@ -606,31 +560,16 @@ struct BwdMainloopSm90 {
       gmma</*kZeroInit=*/true, /*kWait=*/-1>(mma_dp, tSrV, tSrdO(_, _, _, stage), tSrdP);
     };
 
-    // With products ahead, step s starts with the first kAhead of its products issued by step s - 1 (step
-    // 0's here) and in flight; every other wgmma of the warpgroup has completed.
-    if constexpr (kAhead > 0) {
-      const int stage = acquire_stage(read, work.first_step());
-      skew_start();
-      issue_scores(stage);
-      if constexpr (kAhead > 1) issue_dp(stage);
-    }
-    auto step = [&](int s, StepCoord at, StepCoord next, auto kind, auto last)
-        __attribute__((always_inline)) {
+    auto step = [&](int s, StepCoord at, StepCoord next, auto kind) __attribute__((always_inline)) {
       constexpr StepKind kKind = decltype(kind)::value;
-      // The loop's steps (known at compile time, so no branch leaves an accumulator in flight on one path
-      // only) issue the next step's first products.
-      constexpr bool kIssueAhead = kAhead > 0 && !decltype(last)::value;
       const int head = at.head;
       const int row0 = at.m_block * kBlockM;
-      const float* lse_log2 = smem.lse_log2[stat_buffer(s, thread)];  // by query row of the block
-      const float* dsum = smem.dsum[stat_buffer(s, thread)];
+      const float* lse_log2 = smem.lse_log2[s & 1];  // by query row of the block
+      const float* dsum = smem.dsum[s & 1];
 
-      const int stage = kAhead == 0 ? acquire_stage(read, at) : read.index();
-      if constexpr (kAhead == 0) {
-        if (s == 0) skew_start();
-        issue_scores(stage);
-      }
-      if constexpr (kAhead < 2) issue_dp(stage);
+      const int stage = acquire_stage(read, at);
+      issue_scores(stage);
+      issue_dp(stage);
       const float next_stat = s + 1 < steps ? load_stat(params, work, next, thread) : 0.0f;
 
       if constexpr (kKind == StepKind::softcap) {
@@ -650,10 +589,6 @@ struct BwdMainloopSm90 {
       };
       if constexpr (!kDvAfterDs) issue_dv();
       if (Layouts::kDeferDqHandOver && s > 0) hand_over_dq();  // the previous step's
-      if (Layouts::kDqOwnKeys && s == 0 && warp_group == 0) {
-        cutlass::arch::NamedBarrier::arrive(kConsumerThreads,
-                                            static_cast<std::uint32_t>(BwdBarrier::kWarpGroupSkew));
-      }
 
       if constexpr (kKind != StepKind::softcap) gmma_wait<kDvAfterDs ? 0 : 1>(tSrdP);  // dPᵀ landed
       ds_from_p<kKind>(scores, dps, tScS_rc, dsum);
@@ -663,28 +598,11 @@ struct BwdMainloopSm90 {
       copy(copy_ds, tdSrdS, tdSsdS(_, _, _, ds_buffer));
       if (s + 1 < steps) store_stat(smem, s + 1, thread, next_stat);
 
-      if constexpr (Layouts::kDqOwnKeys) {
-        // This warpgroup's dS (and its copy of the next step's lse and D): all its dQ reads.
-        cutlass::arch::fence_view_async_shared();
-        cutlass::arch::NamedBarrier::sync(128,
-                                          static_cast<std::uint32_t>(BwdBarrier::kdSWarpGroup) + warp_group);
-      } else {
-        publish_shared_writes();  // dS of all BLOCK_N keys (and the next step's lse and D) are in shared
-                                  // memory
-      }
+      publish_shared_writes();  // dS of all BLOCK_N keys (and the next step's lse and D) are in shared memory
       issue_dq(ds_buffer);
       gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdKrdS, tdKrQt(_, _, _, stage), acc_dk);
-      // The next step's first products, into Sᵀ and dPᵀ's accumulators (dead since dS left them).
-      if constexpr (kIssueAhead) {
-        State after = read;
-        ++after;
-        const int next_stage = acquire_stage(after, next);
-        issue_scores(next_stage);
-        if constexpr (kAhead > 1) issue_dp(next_stage);
-      }
-      // dV and dQ landed (groups complete in issue order); dK (and the next step's products) run under the
-      // staging.
-      gmma_wait<kIssueAhead ? kAhead + 1 : 1>(tdQrdQ);
+      // dV and dQ landed (groups complete in issue order); dK runs under the staging.
+      gmma_wait<1>(tdQrdQ);
       // Hand dQ to the writer once it has read the previous step's (its reduce-add may still be running).
       cutlass::arch::NamedBarrier::sync(kDqBarrierThreads,
                                         static_cast<std::uint32_t>(BwdBarrier::kDqEmpty) + warp_group);
@@ -695,14 +613,14 @@ struct BwdMainloopSm90 {
       } else {
         stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block, wg_thread);
       }
-      gmma_wait<kIssueAhead ? kAhead : 0>(acc_dv, acc_dk, tdVrP, tdKrdS);
+      gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
       // Not deferred, the fence waits for the stores to complete: after dK's wait, the two waits overlap.
       if constexpr (!Layouts::kDeferDqHandOver) hand_over_dq();
       pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
       ++read;
     };
 
-    run_steps</*kLastApart=*/(kAhead > 0)>(params, work, step);
+    run_steps(params, work, step);
     if constexpr (Layouts::kDeferDqHandOver) hand_over_dq();  // the last step's
   }
 
@@ -717,13 +635,12 @@ struct BwdMainloopSm90 {
   /// rows of step s are staged by the consumers into buffer s % 2 of shared memory one step ahead: written
   /// during step s - 1 (after that thread passed step s - 2's last barrier of the buffer's readers, which
   /// follows every read of the buffer's previous contents) and read in step s (after step s - 1's). Each
-  /// of the first 2 * BLOCK_M consumer threads (of each warpgroup, which then has a copy of its own:
-  /// kStatCopies) loads one value (lse, then D) and later stores it, so the load's latency passes under the
-  /// step's products instead of stalling the thread at the store.
-  __device__ static float load_stat(const Params& params, const Work& work, StepCoord at, int thread) {
+  /// of the first 2 * BLOCK_M consumer threads loads one value (lse, then D) and later stores it, so the
+  /// load's latency passes under the step's products instead of stalling the thread at the store.
+  static_assert(2 * kBlockM <= kConsumerThreads, "one statistic a consumer thread");
+  __device__ static float load_stat(const Params& params, const Work& work, StepCoord at, int t) {
     const BackwardParams& p = params.base.problem;
     const BwdWorkspace& ws = params.base.workspace;
-    const int t = stat_thread(thread);
     float value = 0.0f;
     if (t < 2 * kBlockM) {
       const int row = at.m_block * kBlockM + t % kBlockM;
@@ -737,19 +654,12 @@ struct BwdMainloopSm90 {
     }
     return value;
   }
-  __device__ static void store_stat(typename Layouts::SharedStorage& smem, int s, int thread, float value) {
-    const int t = stat_thread(thread);
+  __device__ static void store_stat(typename Layouts::SharedStorage& smem, int s, int t, float value) {
     if (t < kBlockM) {
-      smem.lse_log2[stat_buffer(s, thread)][t] = value;
+      smem.lse_log2[s & 1][t] = value;
     } else if (t < 2 * kBlockM) {
-      smem.dsum[stat_buffer(s, thread)][t - kBlockM] = value;
+      smem.dsum[s & 1][t - kBlockM] = value;
     }
-  }
-  /// The index of consumer thread `thread` among the stagers of its copy of the statistics, and the buffer
-  /// of step s in that copy.
-  __device__ static int stat_thread(int thread) { return Layouts::kStatCopies == 1 ? thread : thread % 128; }
-  __device__ static int stat_buffer(int s, int thread) {
-    return (Layouts::kStatCopies == 1 ? 0 : 2 * (thread / 128)) + (s & 1);
   }
 
   /// What both consumers do before a tile's first step (every consumer thread takes part): wait for the
@@ -776,13 +686,11 @@ struct BwdMainloopSm90 {
     cutlass::arch::NamedBarrier::sync(kConsumerThreads, static_cast<std::uint32_t>(BwdBarrier::kConsumers));
   }
 
-  /// Runs step(s, coordinates of s, coordinates of s + 1, Step<kind>, last) for every step of the work. The
+  /// Runs step(s, coordinates of s, coordinates of s + 1, Step<kind>) for every step of the work. The
   /// block needs no mask when its first row keeps every key up to the block's end and its last valid row
   /// keeps every key from the block's start (key intervals grow with the row). ALiBi's bias is applied with
-  /// the mask, so it takes the masked step throughout; softcap has a step kind of its own. `last` is
-  /// std::true_type for the final step when kLastApart (run after the loop, as code of its own, so that the
-  /// loop's steps know at compile time that a next step follows), std::false_type otherwise.
-  template <bool kLastApart = false, class StepFn>
+  /// the mask, so it takes the masked step throughout; softcap has a step kind of its own.
+  template <class StepFn>
   __device__ __forceinline__ static void run_steps(const Params& params, const Work& work, StepFn& step) {
     // Whole blocks (no row misses a key of the CTA's block) from the work's range, found once per CTA: the
     // per-step test from the block's rows took ~50 instructions of 64-bit arithmetic a step.
@@ -790,23 +698,22 @@ struct BwdMainloopSm90 {
       return at.m_block >= work.m_whole_begin && at.m_block < work.m_whole_end;
     };
     StepCoord at = work.first_step();
-    for (int s = 0; s < work.steps() - (kLastApart ? 1 : 0); ++s) {
+    for (int s = 0; s < work.steps(); ++s) {
       const StepCoord next = work.after(at);
-      dispatch(params, step, s, at, next, whole(at), std::false_type{});
+      dispatch(params, step, s, at, next, whole(at));
       at = next;
     }
-    if constexpr (kLastApart) dispatch(params, step, work.steps() - 1, at, at, whole(at), std::true_type{});
   }
   /// Runs step s as the kind its block and the score mods call for.
-  template <class StepFn, class Last>
+  template <class StepFn>
   __device__ __forceinline__ static void dispatch(const Params& params, StepFn& step, int s, StepCoord at,
-                                                  StepCoord next, bool whole, Last last) {
+                                                  StepCoord next, bool whole) {
     if (params.base.softcap_pre > 0.0f) {
-      step(s, at, next, Step<StepKind::softcap>{}, last);
+      step(s, at, next, Step<StepKind::softcap>{});
     } else if (params.base.has_alibi || !whole) {
-      step(s, at, next, Step<StepKind::masked>{}, last);
+      step(s, at, next, Step<StepKind::masked>{});
     } else {
-      step(s, at, next, Step<StepKind::bulk>{}, last);
+      step(s, at, next, Step<StepKind::bulk>{});
     }
   }
 

@@ -20,8 +20,8 @@ namespace flashattn::cuda::sm90 {
 
 /// How one CTA tiles the backward: K and V (BLOCK_N, HEAD_DIM) are loaded once; Q and dO (BLOCK_M,
 /// HEAD_DIM) stream through a ring of `stages` (dO in one stage of its own when the head dim is split);
-/// dS (BLOCK_M, BLOCK_N) is double-buffered in shared memory for dQ = dS·K, whose head dim the two
-/// consumer warpgroups split.
+/// dS (BLOCK_M, BLOCK_N) is double-buffered in shared memory for dQ = dS·K, which the two consumer
+/// warpgroups split by head dim or by query rows.
 struct BwdTileSm90 {
   int block_m;          ///< Query rows per main-loop step (the N of Sᵀ and dPᵀ, the K of dV and dK).
   int block_n;          ///< Keys per CTA: 64 per consumer warpgroup, or 64 when they split the head dim.
@@ -35,33 +35,17 @@ struct BwdTileSm90 {
   /// attention, B·S = 16k (docs/PERF.md, backward session 23): D 256 1.01-1.13x, D 128 0.99-1.00x, D 64
   /// 0.99-1.01x.
   bool rotated_walk;
-  /// Keys split only: each consumer warpgroup computes dQ over its own 64 keys and the whole head dim
-  /// (rather than its half of the head dim over all BLOCK_N keys) and hands it to the dQ writer by itself,
-  /// so no barrier joins the two warpgroups within a step: a warpgroup's dQ reads only its own dS. The two
-  /// blocks are reduce-added into the same rows (twice the dQ bytes), and the accumulator takes D / 2 fp32
-  /// a thread instead of D / 4: fits at D 64 (32), not at D 128 (64).
-  bool dq_own_keys;
-  /// Keys split only: how many of the next step's products (1: Sᵀ; 2: Sᵀ and dPᵀ) a consumer warpgroup
-  /// issues right after this step's dQ and dK, into the accumulators this step's dS has just freed, so
-  /// that the tensor cores run them during the dQ hand-over and the next step's softmax starts on landed
-  /// scores instead of at the head of its chain. Costs the in-flight accumulators' registers across the
-  /// hand-over (32 per product at BLOCK_M 64): fits at D 64 (dK + dV 64; measured 1.048x, docs/PERF.md,
-  /// backward session 26), not at D 128 (dK + dV 128: issued behind dK or after the dQ staging, ptxas
-  /// serialised the wgmmas for want of registers).
-  int products_ahead;
-  /// Keys split only: each consumer warpgroup holds its 64 rows of K (and V) as Sᵀ's (dPᵀ's) wgmma A
-  /// fragment in registers, loaded once per CTA (64 · HEAD_DIM / 128 bf16 = HEAD_DIM / 4 registers each), so
-  /// Sᵀ (dPᵀ) is an RS wgmma that reads only Q (dO) from shared memory: half the bytes of an SS m64n64k16,
-  /// whose 4 KB a k-step take 32 cycles of the 128 B / cycle shared-memory port, as long as its tensor work.
-  /// At D 64: K alone next to the own-keys dQ (32 registers; V as well made ptxas serialise the wgmmas), K
-  /// and V next to dQ by head-dim halves (16). Not at D 128 (dK + dV 128 registers).
-  bool k_in_registers;
-  bool v_in_registers;
   /// Keys split only: a consumer warpgroup hands step s's staged dQ to the writer in step s + 1, once its dV
   /// is issued, rather than right after staging it; the async-proxy fence before the hand-over waits for the
   /// staging stores to complete, which by then they have, where right after them it held the warpgroup for
   /// their latency between its dQ and its next softmax. Pays at D 64, whose steps are the shortest (measured
   /// 1.008-1.060x, docs/PERF.md, backward session 29); at D 128 it ran 0.982-0.997x.
+  ///
+  /// Measured and dropped with the 64-row D 64 tile (session 61; in history before d44dd29): dQ over each
+  /// warpgroup's own keys (no barrier joining the warpgroups within a step, twice the dQ reduce-adds), the
+  /// next step's Sᵀ / dPᵀ issued ahead after dK (1.048x at 64 rows, session 26; C7512 at 128 rows and at
+  /// D 128), and K / V held in registers as the RS A operand of Sᵀ / dPᵀ (416 / 540 bytes of spill at 128
+  /// rows).
   bool defer_dq_hand_over;
   /// One CTA per SM taking tiles in order from the workspace counter (the next once the current tile's
   /// loads are issued, so its first stages load under the previous tile's last steps), rather than one CTA
@@ -106,7 +90,7 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // fit (C7512 at 1 and 2), K in registers spills 416 / 540 bytes. Three stages (224 KB): 0.996-1.051x
     // over the 64x128 tile, geomean 1.025 against two stages' 1.035.
     case 64: {
-      BwdTileSm90 tile{128, 128, 2, false, false, false, 0, false, false, true, true};
+      BwdTileSm90 tile{128, 128, 2, false, false, true, true};
       tile.dv_after_ds = true;
       tile.dq_by_rows = true;
       return tile;
@@ -119,7 +103,7 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // long at S 16k), with 100 / 136 bytes more spill. BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer
     // fit 240 registers. A third stage (224 KB) ran 0.971-0.986x (backward session 24).
     case 128: {
-      BwdTileSm90 tile{64, 128, 2, false, false, false, 0, false, false, false, true};
+      BwdTileSm90 tile{64, 128, 2, false, false, false, true};
       tile.dq_transposed = true;
       tile.dv_after_ds = true;
       return tile;
@@ -130,9 +114,9 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // 32 rows a step (the first version) ran each warpgroup's softmax phase alone and paid the step's
     // barriers and dQ hand-over per 32 rows: 1.10-1.21x slower (docs/PERF.md, backward session 22).
     case 256:
-      return {64, 64, 2, true, true, false, 0, false, false, false, false};
+      return {64, 64, 2, true, true, false, false};
     default:
-      return {0, 0, 0, false, false, false, 0, false, false, false, false};
+      return {0, 0, 0, false, false, false, false};
   }
 }
 
