@@ -69,7 +69,8 @@ device_peers() {
 }
 
 # device_ab OUTDIR LIMIT [CANDIDATE_TARBALL ...]: scripts/ab of the working tree, and of each candidate tarball
-# (made like the base's), against .ab/base.tar (gzipped when carried), with the AB_* and FLASHATTN_* variables
+# (made like the base's), against .ab/base.tar (gzipped when carried; AB_BASE_TARBALL names another, so that
+# one carry can hold the bases of two calls), with the AB_* and FLASHATTN_* variables
 # the caller set; by default the change's build steps "build", its tests at the quick tier as a gate
 # (AB_TESTS). Prints the ratios and the tests' verdicts; the whole log is OUTDIR.log.
 device_ab() {
@@ -77,7 +78,7 @@ device_ab() {
   shift 2
   gunzip -f .ab/*.tar.gz 2>/dev/null
   AB_CHANGE_STEPS=${AB_CHANGE_STEPS:-build} FLASHATTN_GPU_TIER=${FLASHATTN_GPU_TIER:-quick} \
-    AB_TESTS_GATE=${AB_TESTS_GATE:-1} timeout "$limit" "$(dirname "${BASH_SOURCE[0]}")/ab" "$out" .ab/base.tar "$@" \
+    AB_TESTS_GATE=${AB_TESTS_GATE:-1} timeout "$limit" "$(dirname "${BASH_SOURCE[0]}")/ab" "$out" "${AB_BASE_TARBALL:-.ab/base.tar}" "$@" \
     >"$out.log" 2>&1
   echo "ab rc=$? at $((SECONDS - device_t0)) s"
   grep -E "^(ab:|[0-9]|rows|D |geometric)" "$out.log"
