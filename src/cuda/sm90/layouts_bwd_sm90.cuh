@@ -37,9 +37,9 @@
 namespace flashattn::cuda::sm90 {
 
 /// What both ways of splitting the work use: Q (and dO) (BLOCK_M, HEAD_DIM) in a ring of kStages, K and V
-/// (BLOCK_N, HEAD_DIM), the fp32 dQ staging buffer of the TMA reduce-add (one (BLOCK_M, kDqCols) block per
-/// warpgroup: its half of the head-dim columns, or one slice of that half at a time), and the TMA copy
-/// types.
+/// (BLOCK_N, HEAD_DIM), the fp32 dQ staging buffer of the TMA reduce-add (one (kDqRows, kDqCols) block per
+/// warpgroup: its half of the head-dim columns, or one slice of that half at a time, or with kDqByRows
+/// every column of its 64 query rows), and the TMA copy types.
 template <class Element, int kHeadDim_, int kBlockM_, int kBlockN_, int kStages_, int kDqCols_,
           bool kDqByRows_ = false>
 struct BwdLayoutsSm90Common {

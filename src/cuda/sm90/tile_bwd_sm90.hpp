@@ -98,7 +98,9 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // 64x128 (FlashAttention-3's choice under a causal mask): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ
     // 32 each, the warpgroup's 64x64 dQᵀ half 32. 192 KB smem (Q, dO 2 x 16 KB each, K, V 32 KB each, dS
     // 2 x 16 KB, dQ 32 KB fp32). dQ transposed with dS computed before dV: 1.015-1.030x over dQ = dS·K with
-    // the early dV (docs/PERF.md, session 60, two A/Bs; the parts not measured apart). FA3's 80 rows for
+    // the early dV (docs/PERF.md, session 60, two A/Bs). Apart (session 61), dS before dV with the clears
+    // carries it (1.006 / 1.002 full / GQA-long over this form, i.e. even), the transposed dQ alone read
+    // 0.983 / 0.968; the transposed form is kept as the one measured twice. FA3's 80 rows for
     // full masks, in the same form: 0.908-1.000 (S 512 pays 9% of padded rows, and the step took 1.25x as
     // long at S 16k), with 100 / 136 bytes more spill. BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer
     // fit 240 registers. A third stage (224 KB) ran 0.971-0.986x (backward session 24).
