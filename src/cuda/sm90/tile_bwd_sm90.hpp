@@ -100,7 +100,7 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
       BwdTileSm90 tile{128, 128, 2, false, false, true, true};
       tile.dv_after_ds = true;
       tile.dq_by_rows = true;
-      tile.exp2_on_fma_period = 16;
+      tile.exp2_on_fma_period = 8;
       return tile;
     }
     // 64x128 (FlashAttention-3's choice under a causal mask): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ
