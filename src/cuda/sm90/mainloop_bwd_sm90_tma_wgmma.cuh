@@ -64,7 +64,6 @@
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
 #include "core/bwd_blocks.hpp"
-#include "core/exp2_polynomial.hpp"
 #include "cuda/common/bwd_kernel_params.hpp"
 #include "cuda/common/fragment.cuh"
 #include "cuda/common/mask.cuh"
@@ -783,18 +782,6 @@ struct BwdMainloopSm90 {
     }
   }
 
-  /// 2^x (x <= 0: a log2-domain score less its row's lse) for a value in column `c` of a thread's scores:
-  /// by MUFU.EX2, or for every BwdTileSm90::exp2_on_fma_period-th column on the FMA pipe
-  /// (core::exp2_polynomial), which relieves the MUFU unit where the step's exponentials are its longest
-  /// phase.
-  __device__ __forceinline__ static float exp2_of_column(int c, float x) {
-    constexpr int kPeriod = bwd_tile_sm90(kHeadDim).exp2_on_fma_period;
-    if constexpr (kPeriod > 0) {
-      if (c % kPeriod == kPeriod - 1) return core::exp2_polynomial(x);
-    }
-    return exp2_approx(x);
-  }
-
   /// P = exp2(t − lse) in place from a step's scores: raw scores of a bulk step (scaled, no mask) or of a
   /// masked one (scaled, then masked), or a softcap step's, already in the log2 domain (masked).
   template <StepKind kKind, class Scores, class Coords>
@@ -810,7 +797,7 @@ struct BwdMainloopSm90 {
       for (int r = 0; r < kRows; ++r) {
         CUTE_UNROLL
         for (int c = 0; c < kCols; ++c)
-          scores(r, c) = exp2_of_column(c, scores(r, c) * scale - lse_log2[get<1>(coords(0, c))]);
+          scores(r, c) = exp2_approx(scores(r, c) * scale - lse_log2[get<1>(coords(0, c))]);
       }
     } else {
       if constexpr (kKind == StepKind::masked) {
@@ -843,7 +830,7 @@ struct BwdMainloopSm90 {
     for (int r = 0; r < kRows; ++r) {
       CUTE_UNROLL
       for (int c = 0; c < kCols; ++c)
-        scores(r, c) = exp2_of_column(c, scores(r, c) - lse_log2[get<1>(coords(0, c))]);
+        scores(r, c) = exp2_approx(scores(r, c) - lse_log2[get<1>(coords(0, c))]);
     }
   }
 

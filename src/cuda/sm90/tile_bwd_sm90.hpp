@@ -76,13 +76,6 @@ struct BwdTileSm90 {
   /// writer reduce-adds at those rows. With BLOCK_M 128, halving dQ by head dim would take two m64 tiles a
   /// warpgroup (D 64: 32 columns each). FlashAttention-3's D 64 split.
   bool dq_by_rows = false;
-  /// Keys split only: every exp2_on_fma_period-th column of a thread's scores is exponentiated on the FMA
-  /// pipe (core::exp2_polynomial, ~13 issue slots) rather than by MUFU.EX2 (16 a clock and SM; 0: none), as
-  /// the forward's D = 64 short-key tile does. At D 64's 128 x 128 tile a step's 16,384 exponentials take the
-  /// MUFU unit ~1,024 clocks and the rest of the elementwise work (~3.5 issue slots a score) ~450, with both
-  /// warpgroups in that phase at once: moving a share f balances MUFU 1024 (1 - f) against issue 450 + 1536 f
-  /// near f = 1/5.
-  int exp2_on_fma_period = 0;
 };
 
 /// The tile of head dim `head_dim` (0 fields for a head dim with no sm90 backward kernel).
@@ -100,7 +93,6 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
       BwdTileSm90 tile{128, 128, 2, false, false, true, true};
       tile.dv_after_ds = true;
       tile.dq_by_rows = true;
-      tile.exp2_on_fma_period = 8;
       return tile;
     }
     // 64x128 (FlashAttention-3's choice under a causal mask): dK + dV take 128 fp32 per thread, Sᵀ and dPᵀ
