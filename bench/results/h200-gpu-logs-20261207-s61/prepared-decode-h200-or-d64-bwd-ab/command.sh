@@ -10,13 +10,18 @@
 # This A/B times, in today's harness, the working tree (main) and c1 = bcfbaba (the copies without a policy
 # operand unless evict-first) against session 37's kernels (f51bccf) as the base: main / base near 1.0 in
 # the large cells puts the drop in the harness; main below and c1 back at 1.0 puts it in the policy operand.
-# On any other GPU: the D 64 backward's 128 x 128 tile again (its run-to-run spread) with the undeferred dQ
-# hand-over beside it (../bwd-d64-128x128-rerun-undeferred-ab/command.sh's A/B).
+# On any other GPU: three D 64 backward candidates on the 128 x 128 tile against main (the working tree, main
+# as well: an A/A that gives the run-to-run spread): c1 = c29ee06, one score column in 8 exponentiated on
+# the FMA pipe (spills 136 / 232; predicted +0.5 ... +2%: the step's exponentials take MUFU ~1,024 clocks of
+# ~5,500, with both warpgroups in that phase at once); c2 = 42032ba, the same at 1 in 16 (156 / 256); c3 =
+# b7f727c, the dQ handed over right after its staging (140 / 228; ±1%).
 # Prepare on main: rm -rf .ab && mkdir .ab && tar czf .ab/cutlass.tgz -C third_party/cutlass include
 #   git archive f51bccf -o .ab/s37.tar -- . ':!bench/results'; git archive bcfbaba -o .ab/plain.tar -- . ':!bench/results'
-#   git archive 92889f5 -o .ab/base.tar -- . ':!bench/results'; git archive b7f727c -o .ab/undeferred.tar -- . ':!bench/results'
-#   gzip .ab/*.tar; git rev-parse HEAD > .commit; carry [".ab", ".commit"]; run through
-#   ../../h200-gpu-logs-20261204-s28/wrap.sh (limit: the device time left less the start, at most 560).
+#   git archive HEAD -o .ab/base.tar -- . ':!bench/results'; git archive c29ee06 -o .ab/fma8.tar -- . ':!bench/results'
+#   git archive 42032ba -o .ab/fma16.tar -- . ':!bench/results'; git archive b7f727c -o .ab/undeferred.tar -- . ':!bench/results'
+#   gzip .ab/*.tar; git rev-parse HEAD > .commit; carry [".ab", ".commit"] (the working tree: main, nothing
+#   applied); run through ../../h200-gpu-logs-20261204-s28/wrap.sh (limit: the device time left less the
+#   start, at most 560).
 set -uo pipefail
 source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
@@ -25,9 +30,9 @@ if [[ $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) == *H200* ]
     AB_TESTS='KVCacheCuda.*' AB_TESTS_TIMEOUT=150 AB_PEERS_ARGS="--op decode" \
     device_ab "$L/ab" 420 .ab/plain.tar
 else
-  FLASHATTN_HEAD_DIMS="64" AB_FAMILIES="fwd_sm90;bwd_sm90" AB_RUNS=2 AB_TREE_JOBS=8 AB_TESTS_TIMEOUT=90 \
+  FLASHATTN_HEAD_DIMS="64" AB_FAMILIES="fwd_sm90;bwd_sm90" AB_RUNS=2 AB_TREE_JOBS=4 AB_TESTS_TIMEOUT=90 \
     AB_TESTS='CudaBackwardSm90.SweepMatchesOracle:CudaBackwardSm90.LengthsOffTileMultiples:CudaBackwardSm90.Deterministic*' \
     AB_PEERS_ARGS="--op bwd --head-dims 64 --samples 10" \
-    device_ab "$L/ab" 360 .ab/undeferred.tar
+    device_ab "$L/ab" 480 .ab/fma8.tar .ab/fma16.tar .ab/undeferred.tar
 fi
 echo "done at $((SECONDS - device_t0)) s"
