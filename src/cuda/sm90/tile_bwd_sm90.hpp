@@ -41,11 +41,11 @@ struct BwdTileSm90 {
   /// their latency between its dQ and its next softmax. Pays at D 64, whose steps are the shortest (measured
   /// 1.008-1.060x, docs/PERF.md, backward session 29); at D 128 it ran 0.982-0.997x.
   ///
-  /// Measured and dropped with the 64-row D 64 tile (session 61; in history before d44dd29): dQ over each
-  /// warpgroup's own keys (no barrier joining the warpgroups within a step, twice the dQ reduce-adds), the
-  /// next step's Sᵀ / dPᵀ issued ahead after dK (1.048x at 64 rows, session 26; C7512 at 128 rows and at
-  /// D 128), and K / V held in registers as the RS A operand of Sᵀ / dPᵀ (416 / 540 bytes of spill at 128
-  /// rows).
+  /// Measured and dropped with the 64-row D 64 tile (session 61; the code is in history up to d44dd29,
+  /// removed in 526dc1d): dQ over each warpgroup's own keys (no barrier joining the warpgroups within a step,
+  /// twice the dQ reduce-adds), the next step's Sᵀ / dPᵀ issued ahead after dK (1.048x at 64 rows, session
+  /// 26; C7512 at 128 rows and at D 128), and K / V held in registers as the RS A operand of Sᵀ / dPᵀ (416 /
+  /// 540 bytes of spill at 128 rows).
   bool defer_dq_hand_over;
   /// One CTA per SM taking tiles in order from the workspace counter (the next once the current tile's
   /// loads are issued, so its first stages load under the previous tile's last steps), rather than one CTA
