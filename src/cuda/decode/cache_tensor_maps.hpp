@@ -28,37 +28,7 @@ struct CacheTensorMaps {
   CUtensorMap v;
 };
 
-/// Keys of one box: a warp's slice of the decode tile.
-inline constexpr int kCacheBoxRows = core::kDecodeKeysPerTile / 4;
-
-/// Why `params`' cache cannot be read through tensor maps, or null when it can (the head dim a multiple of
-/// 64 with 2-byte elements, base addresses 16-byte aligned and strides multiples of 16 bytes below 2^40,
-/// and for a paged cache a page size that whole boxes of kCacheBoxRows rows tile). `entries` and
-/// `rows_per_entry` are the cache tensor's first two extents.
-inline const char* cache_tensor_maps_unusable(const KVCacheParams& params, std::int64_t entries,
-                                              std::int64_t rows_per_entry) {
-  if (params.head_dim % 64 != 0 || params.head_dim_v != params.head_dim)
-    return "the head dim is not a multiple of 64";
-  if (params.dtype != DType::bf16 && params.dtype != DType::fp16) return "the cache is not 2-byte elements";
-  if (params.page_table != nullptr && params.page_size % kCacheBoxRows != 0)
-    return "the page size is not a multiple of 16";
-  // A dim of extent 1 is never stepped: its stride does not matter.
-  const auto aligned = [](std::int64_t extent, std::int64_t elements) {
-    return extent == 1 || (elements > 0 && elements * 2 % 16 == 0 && elements * 2 < (std::int64_t{1} << 40));
-  };
-  const auto address_aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  for (const OperandStrides* s : {&params.k_strides, &params.v_strides}) {
-    if (!aligned(rows_per_entry, s->row) || !aligned(params.heads_kv, s->head) || !aligned(entries, s->batch))
-      return "a cache stride is not a multiple of 16 bytes";
-  }
-  if (!address_aligned(params.k) || !address_aligned(params.v)) return "a cache is not 16-byte aligned";
-  if (entries >= (std::int64_t{1} << 32) || rows_per_entry >= (std::int64_t{1} << 32) || entries == 0 ||
-      rows_per_entry == 0)
-    return "the cache's extents do not fit a tensor map";
-  return nullptr;
-}
-
-/// Encodes the maps of k and v (cache_tensor_maps_unusable(...) must be null). Returns false when the
+/// Encodes the maps of k and v (core::decode_cache_tma_unusable(...) must be null). Returns false when the
 /// driver refuses one.
 inline bool encode_cache_tensor_maps(const KVCacheParams& params, std::int64_t entries,
                                      std::int64_t rows_per_entry, CacheTensorMaps& maps) {
@@ -74,7 +44,8 @@ inline bool encode_cache_tensor_maps(const KVCacheParams& params, std::int64_t e
     };
     const cuuint64_t strides[4] = {bytes(rows_per_entry, s.row), 128, bytes(params.heads_kv, s.head),
                                    bytes(entries, s.batch)};
-    const cuuint32_t box[5] = {64, kCacheBoxRows, static_cast<cuuint32_t>(params.head_dim / 64), 1, 1};
+    const cuuint32_t box[5] = {64, core::kDecodeCacheBoxRows, static_cast<cuuint32_t>(params.head_dim / 64),
+                               1, 1};
     const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
     return cutlass::call_cuTensorMapEncodeTiled(
                &map, type, 5, const_cast<void*>(base), dims, strides, box, element_strides,

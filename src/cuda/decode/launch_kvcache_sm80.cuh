@@ -119,7 +119,7 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   // TMA for the cache's whole tiles where the kernel that runs has the path (sm90 code on an sm90 GPU) and
   // the cache's layout fits a tensor map; RunInfo says which copies ran and, where TMA could not, why.
   if (major >= 9 && kHeadDim % 64 == 0 && kernel_ptx_version<kernel>(args.device.index) >= 90) {
-    const char* why_not = cache_tensor_maps_unusable(params, args.k.shape[0], args.k.shape[1]);
+    const char* why_not = core::decode_cache_tma_unusable(params, args.k.shape[0], args.k.shape[1]);
     if (why_not == nullptr &&
         !encode_cache_tensor_maps(params, args.k.shape[0], args.k.shape[1], decode.cache_maps)) {
       why_not = "the driver did not encode the cache's tensor maps";
