@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 62: the decode kernel's whole key tiles by TMA (the working tree, 2ed4812) against main (ef5e62c,
+# Session 62: the decode kernel's whole key tiles by TMA (the working tree: 2ed4812 + d87bb0a) against main (ef5e62c,
 # .ab/base.tar) on the decode grid (dense and paged 16), with two more trees timed against the same base:
 # c1 = bcfbaba (main's copies without a policy operand unless evict-first) and c2 = f51bccf (session 37's
 # kernels). On an H200 c2 / base says whether session 61's drop of the >= 256 MiB cells (8-15% below session
