@@ -88,9 +88,11 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // registers (docs/PERF.md, session 61). It compiles without serialised wgmmas only with dv_after_ds
     // (Sᵀ / dPᵀ cleared before their wgmmas; without it C7512, sessions 20 and 24); products ahead do not
     // fit (C7512 at 1 and 2), K in registers spills 416 / 540 bytes. Three stages (224 KB): 0.996-1.051x
-    // over the 64x128 tile, geomean 1.025 against two stages' 1.035.
+    // over the 64x128 tile, geomean 1.025 against two stages' 1.035. dQ handed over right after its staging
+    // (no defer_dq_hand_over, which paid on the 64-row tile): 1.023 and 1.029x (1.010-1.050, every cell)
+    // over the deferred hand-over on this tile (session 62, two A/Bs).
     case 64: {
-      BwdTileSm90 tile{128, 128, 2, false, false, true, true};
+      BwdTileSm90 tile{128, 128, 2, false, false, false, true};
       tile.dv_after_ds = true;
       tile.dq_by_rows = true;
       return tile;
