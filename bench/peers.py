@@ -543,9 +543,9 @@ def bench_point(args, impls, dtype, point):
                 ran = flashattn.last_run()
                 # What the call that produced `out` launched, as RunInfo says: its tile, its grid (CTAs, cluster
                 # size, decode splits), GQA packing (heads per tile) and the forward's split tail (tiles two
-                # CTAs shared); decode: how the cache's tiles were copied.
+                # CTAs shared).
                 for key in ("block_m", "block_n", "num_ctas", "cluster_size", "num_splits", "packed_heads",
-                            "cut_tiles", "cache_copies"):
+                            "cut_tiles"):
                     row[key] = ran.get(key)
             row["verified"], row["max_abs_err"] = verify(take_rows(out, checked), ref, base)
             del out

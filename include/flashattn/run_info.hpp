@@ -29,9 +29,6 @@ struct RunInfo {
   /// Hopper forward: tiles whose key tiles two CTAs shared, merged through the workspace (a partial last
   /// round of equal tiles walked as a stream); 0 when no tile was cut.
   int cut_tiles = 0;
-  /// CUDA forward_kvcache: how the decode kernel read the cache's whole key tiles: "tma" (sm90 tensor
-  /// maps), or "cp.async", followed where TMA was possible on the GPU by why this cache could not take it.
-  std::string cache_copies;
   bool launched = false;        ///< False when there was nothing to compute (B = 0, Sq = 0, total_q = 0).
   bool fell_back = false;       ///< True when the preferred path could not run and another did.
   std::string fallback_reason;  ///< Why, when fell_back is true.

@@ -290,7 +290,6 @@ pybind11::dict last_run() {
   d["cluster_size"] = run.cluster_size;
   d["packed_heads"] = run.packed_heads;
   d["cut_tiles"] = run.cut_tiles;
-  d["cache_copies"] = run.cache_copies;
   d["launched"] = run.launched;
   d["fell_back"] = run.fell_back;
   d["fallback_reason"] = run.fallback_reason;

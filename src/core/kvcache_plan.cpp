@@ -2,7 +2,6 @@
 #include "core/kvcache_plan.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <optional>
 
 #include "core/per_device_cache.hpp"
@@ -83,30 +82,6 @@ bool decode_cache_evict_first(const KVCacheParams& params, std::int64_t l2_bytes
   const std::int64_t cache_bytes = std::int64_t{params.batch} * params.heads_kv * params.max_seqlen_k *
                                    (params.head_dim + params.head_dim_v) * element;
   return cache_bytes <= kEvictFirstMaxL2Multiple * l2_bytes;
-}
-
-const char* decode_cache_tma_unusable(const KVCacheParams& params, std::int64_t entries,
-                                      std::int64_t rows_per_entry) {
-  if (params.head_dim % 64 != 0 || params.head_dim_v != params.head_dim)
-    return "the head dim is not a multiple of 64";
-  if (params.dtype != DType::bf16 && params.dtype != DType::fp16) return "the cache is not 2-byte elements";
-  if (params.page_table != nullptr && params.page_size % kDecodeCacheBoxRows != 0)
-    return "the page size is not a multiple of 16";
-  if (entries <= 0 || rows_per_entry <= 0 || entries >= (std::int64_t{1} << 32) ||
-      rows_per_entry >= (std::int64_t{1} << 32))
-    return "the cache's extents do not fit a tensor map";
-  const auto stride_fits = [](std::int64_t extent, std::int64_t elements) {
-    const std::int64_t bytes = elements * 2;
-    return extent == 1 || (bytes > 0 && bytes % 16 == 0 && bytes < (std::int64_t{1} << 40));
-  };
-  for (const OperandStrides* s : {&params.k_strides, &params.v_strides}) {
-    if (!stride_fits(rows_per_entry, s->row) || !stride_fits(params.heads_kv, s->head) ||
-        !stride_fits(entries, s->batch))
-      return "a cache stride is not a multiple of 16 bytes";
-  }
-  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  if (!aligned(params.k) || !aligned(params.v)) return "a cache is not 16-byte aligned";
-  return nullptr;
 }
 
 KVCachePlan plan_kvcache(const KVCacheParams& params, int num_sms) {

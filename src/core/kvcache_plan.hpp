@@ -96,18 +96,6 @@ inline constexpr int kDecodeEvictFirstMaxHeadDim = 192;
 /// only, like the splits.
 bool decode_cache_evict_first(const KVCacheParams& params, std::int64_t l2_bytes);
 
-/// Keys of one TMA box of the decode kernel's cache (a warp's 16 keys of a tile).
-inline constexpr int kDecodeCacheBoxRows = kDecodeKeysPerTile / 4;
-
-/// Why the decode kernel cannot read `params`' cache through TMA tensor maps (cuda/decode/
-/// cache_tensor_maps.hpp), or null when it can: the head dim a multiple of 64 (a box spans 64-element
-/// column blocks), 2-byte elements, base addresses 16-byte aligned, every stride a multiple of 16 bytes
-/// below 2^40 (a dim of extent 1 is never stepped, so its stride does not matter), and for a paged cache
-/// a page size that whole boxes of kDecodeCacheBoxRows rows tile. `entries` and `rows_per_entry` are the
-/// cache tensor's first two extents (batch entries and capacity, or pages and page size).
-const char* decode_cache_tma_unusable(const KVCacheParams& params, std::int64_t entries,
-                                      std::int64_t rows_per_entry);
-
 /// The decode launch of one call and its workspace (byte offsets into one buffer).
 struct KVCachePlan {
   int row_blocks = 0;  ///< ceil(Sq * (H / Hk) / kDecodeRowsPerCta).

@@ -1,8 +1,8 @@
 // The CUDA decode plan (core/kvcache_plan.hpp), pure host functions testable without a GPU: the split
 // heuristic picks the split counts measured best on an H200, never splits a call that fills the SMs already
 // or a cache too short to split, splits more as the batch shrinks or the cache grows, the workspace
-// layout holds exactly the regions the kernels use, aligned, the cache is read evict-first where that
-// measured faster, and by TMA wherever a tensor map can describe it (and, where not, the reason is named).
+// layout holds exactly the regions the kernels use, aligned, and the cache is read evict-first where that
+// measured faster.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -200,48 +200,6 @@ TEST(KVCachePlan, NoEvictFirstWhenSeveralRowBlocksReadTheCache) {
   EXPECT_TRUE(decode_cache_evict_first(p, 50LL << 20));
   p.seqlen_q_new = 5;  // 20 rows: two blocks read every key
   EXPECT_FALSE(decode_cache_evict_first(p, 50LL << 20));
-}
-
-TEST(KVCachePlan, CacheTakesTmaWhereATensorMapDescribesIt) {
-  alignas(16) static std::uint16_t cache[64];
-  KVCacheParams p = decode_params();  // Hk 8, D 128, bf16
-  p.k = p.v = cache;
-  // A dense (B 4, S 4096, Hk 8, D 128) cache, contiguous.
-  p.k_strides = p.v_strides = {4096 * 8 * 128, 8 * 128, 128};
-  EXPECT_EQ(decode_cache_tma_unusable(p, 4, 4096), nullptr);
-  // Padded views (as the GPU tests' tensors): rows of 136 elements, 272 bytes.
-  p.k_strides = {4096 * 9 * 136, 9 * 136, 136};
-  EXPECT_EQ(decode_cache_tma_unusable(p, 4, 4096), nullptr);
-  // A row stride of 130 elements (260 bytes) cannot be a tensor map's stride.
-  p.k_strides = {4096 * 8 * 130, 8 * 130, 130};
-  EXPECT_STREQ(decode_cache_tma_unusable(p, 4, 4096), "a cache stride is not a multiple of 16 bytes");
-  // ... unless that dimension has one element (one kv head: its stride is never stepped).
-  p.k_strides = p.v_strides = {4096 * 128, 128, 4};
-  p.heads = 8;
-  p.heads_kv = 1;
-  EXPECT_EQ(decode_cache_tma_unusable(p, 4, 4096), nullptr);
-  p = decode_params();
-  p.k = p.v = cache;
-  p.k_strides = p.v_strides = {16 * 8 * 128, 8 * 128, 128};
-  // Paged: pages of a multiple of 16 rows only (a box is a warp's 16 keys).
-  static const std::int32_t table[1] = {0};
-  p.page_table = table;
-  for (const int page_size : {16, 32, 256}) {
-    p.page_size = page_size;
-    EXPECT_EQ(decode_cache_tma_unusable(p, 100, page_size), nullptr) << page_size;
-  }
-  for (const int page_size : {1, 7, 24}) {
-    p.page_size = page_size;
-    EXPECT_STREQ(decode_cache_tma_unusable(p, 100, page_size), "the page size is not a multiple of 16");
-  }
-  p.page_table = nullptr;
-  p.head_dim = p.head_dim_v = 96;
-  EXPECT_STREQ(decode_cache_tma_unusable(p, 4, 4096), "the head dim is not a multiple of 64");
-  p.head_dim = p.head_dim_v = 128;
-  p.k = reinterpret_cast<const char*>(cache) + 2;
-  EXPECT_STREQ(decode_cache_tma_unusable(p, 4, 4096), "a cache is not 16-byte aligned");
-  p.k = cache;
-  EXPECT_STREQ(decode_cache_tma_unusable(p, 0, 4096), "the cache's extents do not fit a tensor map");
 }
 
 }  // namespace

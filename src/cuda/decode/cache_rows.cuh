@@ -23,9 +23,9 @@ class CacheRows {
         v_page_stride_(p.v_strides.batch),
         k_row_stride_(p.k_strides.row),
         v_row_stride_(p.v_strides.row) {
-    entry_ = pages_ != nullptr ? 0 : (p.cache_batch_idx ? p.cache_batch_idx[b] : b);
-    k_base_ = std::int64_t{entry_} * p.k_strides.batch + hk * p.k_strides.head;
-    v_base_ = std::int64_t{entry_} * p.v_strides.batch + hk * p.v_strides.head;
+    const std::int64_t entry = pages_ != nullptr ? 0 : (p.cache_batch_idx ? p.cache_batch_idx[b] : b);
+    k_base_ = entry * p.k_strides.batch + hk * p.k_strides.head;
+    v_base_ = entry * p.v_strides.batch + hk * p.v_strides.head;
     narrow_ = fits_31_bits(k_page_stride_) && fits_31_bits(v_page_stride_) && fits_31_bits(k_row_stride_) &&
               fits_31_bits(v_row_stride_);
   }
@@ -61,19 +61,6 @@ class CacheRows {
     }
   }
 
-  /// Where key row `row` (0 <= row < the sequence's length) lies in the cache's tensor maps
-  /// (cache_tensor_maps.hpp): row `in_entry` of entry `entry`, a page or a dense batch entry.
-  __device__ __forceinline__ void map_coordinates(int row, int& in_entry, int& entry) const {
-    if (pages_ != nullptr) {
-      int page_index = 0;
-      page_divmod_(page_index, in_entry, row);
-      entry = __ldg(pages_ + page_index);
-    } else {
-      in_entry = row;
-      entry = entry_;
-    }
-  }
-
   /// Dense cache: element steps from a key row to the row `rows` later.
   __device__ __forceinline__ std::int64_t k_step(int rows) const { return rows * k_row_stride_; }
   __device__ __forceinline__ std::int64_t v_step(int rows) const { return rows * v_row_stride_; }
@@ -93,7 +80,6 @@ class CacheRows {
   std::int64_t k_page_stride_, v_page_stride_;
   std::int64_t k_row_stride_, v_row_stride_;
   std::int64_t k_base_, v_base_;  ///< Offset of row 0 (dense) or of page 0's head hk (paged).
-  int entry_;                     ///< Dense: the sequence's cache entry; paged: 0.
   bool narrow_;
 };
 

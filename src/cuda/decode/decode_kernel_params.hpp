@@ -9,7 +9,6 @@
 
 #include "core/params.hpp"
 #include "cuda/common/fwd_kernel_params.hpp"
-#include "cuda/decode/cache_tensor_maps.hpp"
 
 namespace flashattn::cuda::decode {
 
@@ -33,10 +32,6 @@ struct DecodeKernelParams {
   bool cluster_combine = false;
   /// The cache's K and V rows are copied with an evict-first L2 policy (core::decode_cache_evict_first).
   bool cache_evict_first = false;
-  /// sm90: the cache's whole key tiles arrive by TMA through cache_maps (cache_tensor_maps.hpp); a tile
-  /// that reaches past the sequence's last key still takes the cp.async copies, which zero-fill those rows.
-  bool tma_cache = false;
-  CacheTensorMaps cache_maps;  ///< Encoded only with tma_cache.
   /// Divides key rows by fwd.problem.page_size with a multiply and a shift (the multiplier computed on the
   /// host: a 32-bit divide would cost every 16-byte copy of a paged cache some 25 instructions).
   cutlass::FastDivmod page_divmod;

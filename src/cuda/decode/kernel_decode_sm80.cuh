@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(DecodeLayouts<Element, kHeadDim>::kThreads,
   static_assert(Layouts::kSmemBytes <= 227 * 1024, "shared memory of one CTA is at most 227 KB (sm90)");
   using namespace cute;
 
-  extern __shared__ __align__(1024) char smem_buffer[];  // 1 KB: layouts_decode_sm80.cuh says why
+  extern __shared__ __align__(128) char smem_buffer[];
   auto& smem = *reinterpret_cast<typename Layouts::SharedStorage*>(smem_buffer);
   const ForwardParams& p = params.fwd.problem;
 

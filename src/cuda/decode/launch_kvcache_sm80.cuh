@@ -18,7 +18,6 @@
 #include "cuda/common/launch_util.hpp"
 #include "cuda/common/stream_workspace.hpp"
 #include "cuda/decode/append_kvcache.cuh"
-#include "cuda/decode/cache_tensor_maps.hpp"
 #include "cuda/decode/combine_decode.cuh"
 #include "cuda/decode/kernel_decode_sm80.cuh"
 #include "flashattn/attention.hpp"
@@ -116,19 +115,6 @@ Status launch_kvcache_sm80(const KVCacheParams& params, const AttentionArgs& arg
   decode.cluster_combine = cluster;
   decode.cache_evict_first = core::decode_cache_evict_first(params, core::cuda_l2_bytes(args.device.index));
   if (params.page_table != nullptr) decode.page_divmod = cutlass::FastDivmod(params.page_size);
-  // TMA for the cache's whole tiles where the kernel that runs has the path (sm90 code on an sm90 GPU) and
-  // the cache's layout fits a tensor map; RunInfo says which copies ran and, where TMA could not, why.
-  if (major >= 9 && kHeadDim % 64 == 0 && kernel_ptx_version<kernel>(args.device.index) >= 90) {
-    const char* why_not = core::decode_cache_tma_unusable(params, args.k.shape[0], args.k.shape[1]);
-    if (why_not == nullptr &&
-        !encode_cache_tensor_maps(params, args.k.shape[0], args.k.shape[1], decode.cache_maps)) {
-      why_not = "the driver did not encode the cache's tensor maps";
-    }
-    decode.tma_cache = why_not == nullptr;
-    info.cache_copies = why_not == nullptr ? "tma" : std::string("cp.async: ") + why_not;
-  } else {
-    info.cache_copies = "cp.async";
-  }
   decode.group_divmod = cutlass::FastDivmod(decode.group);
   decode.splits_divmod = cutlass::FastDivmod(decode.num_splits);
   decode.row_blocks_divmod = cutlass::FastDivmod(plan.row_blocks);

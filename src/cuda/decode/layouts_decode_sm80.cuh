@@ -3,7 +3,6 @@
 // layouts, ldmatrix atoms, and the shared storage (the K/V ring, reused to merge the warps' states).
 #pragma once
 
-#include <cstdint>
 #include <type_traits>
 
 #include <cutlass/numeric_types.h>
@@ -61,26 +60,19 @@ struct DecodeLayouts {
   /// the banks.
   static constexpr int kMergeRowStride = kHeadDim + 4;
 
-  /// The ring and the merge share the bytes; the TMA barriers stay apart (an mbarrier's bytes may not be
-  /// reused while it is valid). Every block of the ring starts on a 1 KB boundary of the (1 KB-aligned)
-  /// buffer: Q and a warp's block are 16 x D x 2 bytes, D a multiple of 64 wherever TMA copies land, so the
-  /// TMA's address-based 128-byte swizzle equals SmemLayoutAtom's offset-based one.
-  struct SharedStorage {
-    union {
-      struct {
-        cute::array_aligned<Element, kBlockM * kHeadDim> q;
-        cute::array_aligned<Element, kStages * kWarps * kWarpTileElements> k;  // [stage][warp](16, HEAD_DIM)
-        cute::array_aligned<Element, kStages * kWarps * kWarpTileElements> v;
-      } loop;
-      struct {
-        float o[kWarps][kBlockM][kMergeRowStride];  // each warp's normalised O
-        float lse[kWarps][kBlockM];                 // each warp's lse (natural log)
-        float merged_lse[kBlockM];
-        float split_weight[kMaxClusterSplits][kBlockM];  // cluster combine: each split's weight per row
-        float combined_lse[kBlockM];                     // cluster combine: the row's lse over the splits
-      } merge;
-    };
-    std::uint64_t tile_full[kStages];  ///< With DecodeKernelParams::tma_cache: slot s's TMA bytes landed.
+  union SharedStorage {
+    struct {
+      cute::array_aligned<Element, kBlockM * kHeadDim> q;
+      cute::array_aligned<Element, kStages * kWarps * kWarpTileElements> k;  // [stage][warp](16, HEAD_DIM)
+      cute::array_aligned<Element, kStages * kWarps * kWarpTileElements> v;
+    } loop;
+    struct {
+      float o[kWarps][kBlockM][kMergeRowStride];  // each warp's normalised O
+      float lse[kWarps][kBlockM];                 // each warp's lse (natural log)
+      float merged_lse[kBlockM];
+      float split_weight[kMaxClusterSplits][kBlockM];  // cluster combine: each split's weight per row
+      float combined_lse[kBlockM];                     // cluster combine: the row's lse over the splits
+    } merge;
   };
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage));
   static_assert(sizeof(SharedStorage::loop) == decode_smem_bytes(kHeadDim, kStages),

@@ -12,7 +12,6 @@
 
 #include <cstdint>
 
-#include <cutlass/arch/barrier.h>
 #include <cute/tensor.hpp>
 
 #include "core/kvcache_plan.hpp"
@@ -21,7 +20,6 @@
 #include "cuda/common/score_mods.cuh"
 #include "cuda/common/softmax.cuh"
 #include "cuda/decode/cache_rows.cuh"
-#include "cuda/decode/cache_tma_sm90.cuh"
 #include "cuda/decode/decode_kernel_params.hpp"
 #include "cuda/decode/layouts_decode_sm80.cuh"
 #include "cuda/decode/mask_packed_rows.cuh"
@@ -78,14 +76,6 @@ struct DecodeMainloopSm80 {
   /// Whether the cache copies carry an L2 policy operand (core::kDecodeEvictFirstMaxHeadDim says why not at
   /// D = 256).
   static constexpr bool kCacheHints = kHeadDim <= core::kDecodeEvictFirstMaxHeadDim;
-  /// Whether whole tiles may arrive by TMA (DecodeKernelParams::tma_cache; cache_tensor_maps.hpp's boxes
-  /// span column blocks of 64 elements). Only code compiled for sm90 and newer has the TMA path.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  static constexpr bool kTmaPath = kHeadDim % 64 == 0;
-#else
-  static constexpr bool kTmaPath = false;
-#endif
-  static constexpr int kTileTmaBytes = 2 * kBlockN * kHeadDim * static_cast<int>(sizeof(Element));  // K + V
   /// A thread holds 2 rows of the m16n8 accumulator (rows lane / 4 and lane / 4 + 8).
   using Softmax = OnlineSoftmax<2>;
 
@@ -126,60 +116,16 @@ struct DecodeMainloopSm80 {
     }
   }
 
-  /// Whether key tile n arrives by TMA: with tensor maps, every tile that ends at or before the sequence's
-  /// last key (its rows need no zero-fill). Those are a split's first tiles, so a ring slot's TMA fills
-  /// precede any cp.async fill of it, and the k-th TMA fill of a slot completes the barrier's phase k % 2.
-  __device__ __forceinline__ static bool tile_by_tma(const DecodeKernelParams& params, const Work& work,
-                                                     int n) {
-    return params.tma_cache && (n + 1) * kBlockN <= work.seqlen_k;
-  }
-
   /// Issues the loads of key tile n into ring slot `slot`: warp w's 16 keys go to the slot's block w.
   __device__ __forceinline__ static void load_kv_tile(const DecodeKernelParams& params,
                                                       typename Layouts::SharedStorage& smem,
                                                       const CacheRows& cache, const Work& work, int n,
                                                       int slot) {
-    if constexpr (kTmaPath) {
-      if (tile_by_tma(params, work, n)) {
-        load_kv_tile_tma(params, smem, cache, work, n, slot);
-        return;
-      }
-    }
     if constexpr (kStridedRows) {
       load_kv_tile_strided(params, smem, cache, work, n, slot);
     } else {
       load_kv_tile_gathered(params, smem, cache, work, n, slot);
     }
-  }
-
-  __device__ __forceinline__ static cutlass::arch::ClusterTransactionBarrier& full_barrier(
-      typename Layouts::SharedStorage& smem, int slot) {
-    return *reinterpret_cast<cutlass::arch::ClusterTransactionBarrier*>(&smem.tile_full[slot]);
-  }
-
-  /// A whole tile by TMA: threads 0-3 each copy one warp's block of K and of V (their boxes' coordinates
-  /// need a page-table load each for a paged cache); thread 0 arms the slot's barrier with the tile's bytes.
-  /// The copies may land before the arming: the phase completes only once both the arrival and every byte
-  /// are in.
-  __device__ __forceinline__ static void load_kv_tile_tma(const DecodeKernelParams& params,
-                                                          typename Layouts::SharedStorage& smem,
-                                                          const CacheRows& cache, const Work& work, int n,
-                                                          int slot) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const int block = static_cast<int>(threadIdx.x);
-    if (block >= kWarps) return;
-    int in_entry = 0;
-    int entry = 0;
-    cache.map_coordinates(n * kBlockN + block * kWarpN, in_entry, entry);
-    std::uint64_t* full = &smem.tile_full[slot];
-    if (block == 0) full_barrier(smem, slot).arrive_and_expect_tx(kTileTmaBytes);
-    const int offset = (slot * kWarps + block) * Layouts::kWarpTileElements;
-    const bool evict_first = params.cache_evict_first;
-    copy_cache_box_tma(smem.loop.k.data() + offset, &params.cache_maps.k, full, in_entry, work.head_kv, entry,
-                       evict_first);
-    copy_cache_box_tma(smem.loop.v.data() + offset, &params.cache_maps.v, full, in_entry, work.head_kv, entry,
-                       evict_first);
-#endif
   }
 
   /// Shared-memory destinations of the thread's chunk of tile row `row` (key within the tile), column `col`.
@@ -337,16 +283,6 @@ struct DecodeMainloopSm80 {
         tScS_rc, work.row0, params.rows, params.group_divmod, work.head_kv * params.group, range,
         params.fwd.has_alibi ? p.alibi_slopes + work.batch * p.alibi_batch_stride : nullptr);
 
-    if constexpr (kTmaPath) {
-      if (params.tma_cache) {
-        if (threadIdx.x == 0) {
-          CUTE_UNROLL
-          for (int s = 0; s < kStages; ++s) full_barrier(smem, s).init(1);
-          cutlass::arch::fence_barrier_init();
-        }
-        __syncthreads();  // the barriers, initialised, before any thread arms or waits on one
-      }
-    }
     // Q's loads were issued by the kernel (load_q) before it read the sequence length: they join the first
     // group committed here.
     // Not unrolled: one copy of load_kv_tile's code for the prologue instead of kStages - 1 (each CTA runs
@@ -358,12 +294,8 @@ struct DecodeMainloopSm80 {
     }
 
     int slot = 0;
-    int phase = 0;  // of every slot's barrier in this round of the ring (tile_by_tma says why one suffices)
     for (int n = work.n_begin; n < work.n_end; ++n) {
       cp_async_wait<kStages - 2>();
-      if constexpr (kTmaPath) {
-        if (tile_by_tma(params, work, n)) full_barrier(smem, slot).wait(phase);
-      }
       __syncthreads();
       if (n + kStages - 1 < work.n_end) {
         // The slot of tile n - 1: every warp is past the barrier above, so done reading it.
@@ -414,10 +346,7 @@ struct DecodeMainloopSm80 {
         copy(smem_copy_v, tOsVt(_, _, kk), tOrVt_view(_, _, kk));
         gemm(mma, tOrP(_, _, kk), tOrVt(_, _, kk), acc_o);
       }
-      if (++slot == kStages) {
-        slot = 0;
-        phase ^= 1;
-      }
+      slot = slot + 1 == kStages ? 0 : slot + 1;
     }
     cp_async_wait<0>();  // with no tile (an empty split) the Q load is still in flight
     __syncthreads();
