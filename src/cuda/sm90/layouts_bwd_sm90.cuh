@@ -183,8 +183,6 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   // N mode (the head dim of dQ by head-dim halves).
   using AtomLayoutKeys = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
   using AtomLayoutHeadDim = cute::Layout<cute::Shape<cute::_1, cute::Int<kConsumerWarpGroups>, cute::_1>>;
-  /// BwdTileSm90::defer_dq_hand_over: step s's dQ goes to the writer during step s + 1.
-  static constexpr bool kDeferDqHandOver = bwd_tile_sm90(kHeadDim).defer_dq_hand_over;
   using ShapeSdP = cute::Shape<cute::_64, cute::Int<kBlockM>, cute::Int<kHeadDim>>;
   using TiledMmaS = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<Element, Element, float, ShapeSdP>(), AtomLayoutKeys{}));

@@ -32,8 +32,6 @@ struct BwdLayoutsSm90<Element, kHeadDim, true>
   using Common = BwdLayoutsSm90Common<Element, kHeadDim, bwd_tile_sm90(kHeadDim).block_m,
                                       bwd_tile_sm90(kHeadDim).block_n, bwd_tile_sm90(kHeadDim).stages, 64>;
   static constexpr bool kSplitHeadDim = true;
-  static constexpr bool kDeferDqHandOver = false;  ///< Each warpgroup hands its slice over at once.
-  static_assert(!bwd_tile_sm90(kHeadDim).defer_dq_hand_over, "defer_dq_hand_over is for the keys split");
   /// Q has the ring's stages to itself; dO has one stage and a pipeline of its own (PipelinedO), released
   /// once dV has read it, mid-step, so the next step's dO loads under the rest of the step.
   static constexpr std::uint32_t kTmaBytesPerStage = Common::kTmaBytesQ;

@@ -371,28 +371,19 @@ struct BwdMainloopSm90 {
             copy(params.tma_dq, tdQsdQ, tdQgdQ);
             tma_store_arrive();
           }
-          if constexpr (Layouts::kDeferDqHandOver) {
-            // The warpgroups hand their blocks over at different points of a step (consume_keys): block w
-            // is freed as soon as its reduce-add has read it, not after the other's.
-            if (issuer) tma_store_wait<0>();
-            __syncwarp();
-            dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
-          }
         }
-        if constexpr (!Layouts::kDeferDqHandOver) {
-          CUTE_UNROLL
-          for (int w = 0; w < kConsumerWarpGroups; ++w) {
-            // Block w is free once its reduce-add (commit group w of this round) has read it.
-            if (issuer) {
-              if (w == 0) {
-                tma_store_wait<kConsumerWarpGroups - 1>();
-              } else {
-                tma_store_wait<0>();
-              }
+        CUTE_UNROLL
+        for (int w = 0; w < kConsumerWarpGroups; ++w) {
+          // Block w is free once its reduce-add (commit group w of this round) has read it.
+          if (issuer) {
+            if (w == 0) {
+              tma_store_wait<kConsumerWarpGroups - 1>();
+            } else {
+              tma_store_wait<0>();
             }
-            __syncwarp();
-            dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
           }
+          __syncwarp();
+          dq_barrier_arrive(BwdBarrier::kDqEmpty, w);
         }
       }
       if (p.deterministic && issuer) {
@@ -520,9 +511,8 @@ struct BwdMainloopSm90 {
     const std::uint32_t dq_block = cute::cast_smem_ptr_to_uint(
         smem.dq.data() + warp_group * cosize_v<typename Layouts::SmemLayoutdQWarpGroup>);
 
-    // Hands this warpgroup's staged dQ to the writer: right after staging it, or, deferred
-    // (Layouts::kDeferDqHandOver), in the next step once its dV is issued. The writer reads the block well
-    // before the next step stages its own.
+    // Hands this warpgroup's staged dQ to the writer, right after staging it. The writer reads the block
+    // well before the next step stages its own.
     auto hand_over_dq = [&] {
       cutlass::arch::fence_view_async_shared();  // the stores, seen by the TMA unit (async proxy)
       dq_barrier_arrive(BwdBarrier::kDqFull, warp_group);
@@ -588,7 +578,6 @@ struct BwdMainloopSm90 {
         gmma</*kZeroInit=*/false, /*kWait=*/-1>(mma_dkv, tdVrP, tdVrdOt(_, _, _, stage), acc_dv);
       };
       if constexpr (!kDvAfterDs) issue_dv();
-      if (Layouts::kDeferDqHandOver && s > 0) hand_over_dq();  // the previous step's
 
       if constexpr (kKind != StepKind::softcap) gmma_wait<kDvAfterDs ? 0 : 1>(tSrdP);  // dPᵀ landed
       ds_from_p<kKind>(scores, dps, tScS_rc, dsum);
@@ -614,14 +603,13 @@ struct BwdMainloopSm90 {
         stage_dq_keys_split<Layouts::kDqWidth>(tdQrdQ, dq_block, wg_thread);
       }
       gmma_wait<0>(acc_dv, acc_dk, tdVrP, tdKrdS);
-      // Not deferred, the fence waits for the stores to complete: after dK's wait, the two waits overlap.
-      if constexpr (!Layouts::kDeferDqHandOver) hand_over_dq();
+      // The fence waits for the stores to complete: after dK's wait, the two waits overlap.
+      hand_over_dq();
       pipeline.consumer_release(read);  // this thread is done with the stage's Q and dO
       ++read;
     };
 
     run_steps(params, work, step);
-    if constexpr (Layouts::kDeferDqHandOver) hand_over_dq();  // the last step's
   }
 
   /// consume() with the head dim split (mainloop_bwd_sm90_split_head_dim.cuh).

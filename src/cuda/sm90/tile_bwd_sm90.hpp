@@ -22,6 +22,15 @@ namespace flashattn::cuda::sm90 {
 /// HEAD_DIM) stream through a ring of `stages` (dO in one stage of its own when the head dim is split);
 /// dS (BLOCK_M, BLOCK_N) is double-buffered in shared memory for dQ = dS·K, which the two consumer
 /// warpgroups split by head dim or by query rows.
+///
+/// Measured and dropped (the code is in history): dQ handed to the writer in the next step once its dV is
+/// issued rather than right after its staging (1.008-1.060x on D 64's 64-row tile, session 29; 0.982-0.997x
+/// at D 128; on D 64's 128-row tile the undeferred hand-over read 1.023 / 1.029x, session 62; in history up
+/// to e7e01cd); with the 64-row D 64 tile (session 61; in history up to d44dd29, removed in 526dc1d): dQ over
+/// each warpgroup's own keys (no barrier joining the warpgroups within a step, twice the dQ reduce-adds),
+/// the next step's Sᵀ / dPᵀ issued ahead after dK (1.048x at 64 rows, session 26; C7512 at 128 rows and at
+/// D 128), and K / V held in registers as the RS A operand of Sᵀ / dPᵀ (416 / 540 bytes of spill at 128
+/// rows).
 struct BwdTileSm90 {
   int block_m;          ///< Query rows per main-loop step (the N of Sᵀ and dPᵀ, the K of dV and dK).
   int block_n;          ///< Keys per CTA: 64 per consumer warpgroup, or 64 when they split the head dim.
@@ -35,18 +44,6 @@ struct BwdTileSm90 {
   /// attention, B·S = 16k (docs/PERF.md, backward session 23): D 256 1.01-1.13x, D 128 0.99-1.00x, D 64
   /// 0.99-1.01x.
   bool rotated_walk;
-  /// Keys split only: a consumer warpgroup hands step s's staged dQ to the writer in step s + 1, once its dV
-  /// is issued, rather than right after staging it; the async-proxy fence before the hand-over waits for the
-  /// staging stores to complete, which by then they have, where right after them it held the warpgroup for
-  /// their latency between its dQ and its next softmax. Pays at D 64, whose steps are the shortest (measured
-  /// 1.008-1.060x, docs/PERF.md, backward session 29); at D 128 it ran 0.982-0.997x.
-  ///
-  /// Measured and dropped with the 64-row D 64 tile (session 61; the code is in history up to d44dd29,
-  /// removed in 526dc1d): dQ over each warpgroup's own keys (no barrier joining the warpgroups within a step,
-  /// twice the dQ reduce-adds), the next step's Sᵀ / dPᵀ issued ahead after dK (1.048x at 64 rows, session
-  /// 26; C7512 at 128 rows and at D 128), and K / V held in registers as the RS A operand of Sᵀ / dPᵀ (416 /
-  /// 540 bytes of spill at 128 rows).
-  bool defer_dq_hand_over;
   /// One CTA per SM taking tiles in order from the workspace counter (the next once the current tile's
   /// loads are issued, so its first stages load under the previous tile's last steps), rather than one CTA
   /// per tile. Measured 0.990-1.057x at D 64 / 128 (docs/PERF.md, backward session 29). At D 256 the
@@ -88,11 +85,11 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // registers (docs/PERF.md, session 61). It compiles without serialised wgmmas only with dv_after_ds
     // (Sᵀ / dPᵀ cleared before their wgmmas; without it C7512, sessions 20 and 24); products ahead do not
     // fit (C7512 at 1 and 2), K in registers spills 416 / 540 bytes. Three stages (224 KB): 0.996-1.051x
-    // over the 64x128 tile, geomean 1.025 against two stages' 1.035. dQ handed over right after its staging
-    // (no defer_dq_hand_over, which paid on the 64-row tile): 1.023 and 1.029x (1.010-1.050, every cell)
-    // over the deferred hand-over on this tile (session 62, two A/Bs).
+    // over the 64x128 tile, geomean 1.025 against two stages' 1.035. dQ handed over right after its staging,
+    // as at every head dim: 1.023 and 1.029x (1.010-1.050, every cell) over the deferred hand-over that paid
+    // on the 64-row tile (session 62, two A/Bs).
     case 64: {
-      BwdTileSm90 tile{128, 128, 2, false, false, false, true};
+      BwdTileSm90 tile{128, 128, 2, false, false, true};
       tile.dv_after_ds = true;
       tile.dq_by_rows = true;
       return tile;
@@ -107,7 +104,7 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // long at S 16k), with 100 / 136 bytes more spill. BLOCK_M = 128 would double Sᵀ and dPᵀ and no longer
     // fit 240 registers. A third stage (224 KB) ran 0.971-0.986x (backward session 24).
     case 128: {
-      BwdTileSm90 tile{64, 128, 2, false, false, false, true};
+      BwdTileSm90 tile{64, 128, 2, false, false, true};
       tile.dq_transposed = true;
       tile.dv_after_ds = true;
       return tile;
@@ -118,9 +115,9 @@ constexpr BwdTileSm90 bwd_tile_sm90(int head_dim) {
     // 32 rows a step (the first version) ran each warpgroup's softmax phase alone and paid the step's
     // barriers and dQ hand-over per 32 rows: 1.10-1.21x slower (docs/PERF.md, backward session 22).
     case 256:
-      return {64, 64, 2, true, true, false, false};
+      return {64, 64, 2, true, true, false};
     default:
-      return {0, 0, 0, false, false, false, false};
+      return {0, 0, 0, false, false, false};
   }
 }
 
