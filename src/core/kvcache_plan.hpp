@@ -77,7 +77,7 @@ constexpr int combine_splits_per_round(int head_dim_v) { return 32 / ((head_dim_
 bool combine_splits_in_clusters(int num_splits, std::int64_t work_items, int resident_clusters);
 
 /// Caches the decode kernel may read with an evict-first L2 policy: at most this many times the L2's size.
-inline constexpr std::int64_t kEvictFirstMaxL2Multiple = std::int64_t{1} << 20;  // candidate: no size gate
+inline constexpr std::int64_t kEvictFirstMaxL2Multiple = 4;
 /// The largest head dim whose decode kernel carries the policy: D = 256's (one CTA per SM, at 255
 /// registers) spilled 72 bytes with the policy operand on its copies, so it keeps the plain ones.
 inline constexpr int kDecodeEvictFirstMaxHeadDim = 192;

@@ -34,19 +34,19 @@ __device__ __forceinline__ void copy_chunk_async(Element* smem_dst, const Elemen
                                                          *reinterpret_cast<cute::uint128_t*>(smem_dst));
 }
 /// copy_chunk_async for a cache row, with an L2 policy that evicts the row's lines first when
-/// `evict_first` (DecodeKernelParams::cache_evict_first: the host's core::decode_cache_evict_first), and the
-/// plain copy (no policy operand, the memory descriptor's default) otherwise. The policy is a constant the
-/// compiler computes once (createpolicy has no side effect). Without `kHints` (head dims above
-/// core::kDecodeEvictFirstMaxHeadDim) always the plain copy.
+/// `evict_first` (DecodeKernelParams::cache_evict_first: the host's core::decode_cache_evict_first). Both
+/// policies are constants the compiler computes once (createpolicy has no side effect). Without `kHints`
+/// (head dims above core::kDecodeEvictFirstMaxHeadDim) the plain copy, with no policy operand.
 template <bool kHints, class Element>
 __device__ __forceinline__ void copy_cache_chunk_async(Element* smem_dst, const Element* gmem_src,
                                                        bool evict_first) {
-  if (kHints && evict_first) {
-    std::uint64_t evict_first_policy;
+  if constexpr (kHints) {
+    std::uint64_t evict_first_policy, evict_normal_policy;
     asm("createpolicy.fractional.L2::evict_first.b64 %0;" : "=l"(evict_first_policy));
+    asm("createpolicy.fractional.L2::evict_normal.b64 %0;" : "=l"(evict_normal_policy));
     asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
                      cute::cast_smem_ptr_to_uint(smem_dst)),
-                 "l"(gmem_src), "l"(evict_first_policy)
+                 "l"(gmem_src), "l"(evict_first ? evict_first_policy : evict_normal_policy)
                  : "memory");
   } else {
     copy_chunk_async(smem_dst, gmem_src);
