@@ -82,11 +82,11 @@ inline constexpr std::int64_t kEvictFirstMaxL2Multiple = 4;
 /// registers) spilled 72 bytes with the policy operand on its copies, so it keeps the plain ones.
 inline constexpr int kDecodeEvictFirstMaxHeadDim = 192;
 
-/// Whether the decode kernel copies the cache's K and V rows with an evict-first L2 policy rather than the
-/// normal one, so that the lines it streams replace each other and the rest of L2 stays where it is (a
-/// server's own data; in bench/peers.py, the dirty lines its L2 flush leaves, which the normal policy
-/// evicts and writes back to HBM while the cache streams in). Only where every cache row is read by one
-/// CTA (the call's Sq x H / Hk packed rows fit one row block: with two, the second would find the rows
+/// Whether the decode kernel copies the cache's K and V rows with an evict-first L2 policy rather than with
+/// none (the normal policy), so that the lines it streams replace each other and the rest of L2 stays where
+/// it is (a server's own data; in bench/peers.py, the dirty lines its L2 flush leaves, which the normal
+/// policy evicts and writes back to HBM while the cache streams in). Only where every cache row is read by
+/// one CTA (the call's Sq x H / Hk packed rows fit one row block: with two, the second would find the rows
 /// evicted), the head dim is at most kDecodeEvictFirstMaxHeadDim, and the cache the call may read, B x
 /// capacity x Hk x (D + Dv) elements, is at most kEvictFirstMaxL2Multiple times `l2_bytes` (0: unknown,
 /// never). Measured on an H100 (50 MiB L2; session 41's decode grid, Hq 32 / Hkv 8, D 128, dense and paged

@@ -34,19 +34,23 @@ __device__ __forceinline__ void copy_chunk_async(Element* smem_dst, const Elemen
                                                          *reinterpret_cast<cute::uint128_t*>(smem_dst));
 }
 /// copy_chunk_async for a cache row, with an L2 policy that evicts the row's lines first when
-/// `evict_first` (DecodeKernelParams::cache_evict_first: the host's core::decode_cache_evict_first). Both
-/// policies are constants the compiler computes once (createpolicy has no side effect). Without `kHints`
-/// (head dims above core::kDecodeEvictFirstMaxHeadDim) the plain copy, with no policy operand.
+/// `evict_first` (DecodeKernelParams::cache_evict_first: the host's core::decode_cache_evict_first), and the
+/// plain copy (no policy operand, the memory descriptor's default) otherwise. The policy is a constant the
+/// compiler computes once (createpolicy has no side effect). Without `kHints` (head dims above
+/// core::kDecodeEvictFirstMaxHeadDim) always the plain copy. Not an explicit evict-normal policy: on an H100
+/// it read the same as the plain copy (docs/PERF.md, session 62: 1.001 dense, 0.998 paged 16), and it is the
+/// one change on the path of the H200 cells that read 8-15% slower in session 61 than in session 37 (caches
+/// of 256 MiB and more, the same graph replayed back to back included; cuDNN within 1% of its session 37
+/// numbers); session 63 kept the plain copy on that evidence, its H200 A/B still to run.
 template <bool kHints, class Element>
 __device__ __forceinline__ void copy_cache_chunk_async(Element* smem_dst, const Element* gmem_src,
                                                        bool evict_first) {
-  if constexpr (kHints) {
-    std::uint64_t evict_first_policy, evict_normal_policy;
+  if (kHints && evict_first) {
+    std::uint64_t evict_first_policy;
     asm("createpolicy.fractional.L2::evict_first.b64 %0;" : "=l"(evict_first_policy));
-    asm("createpolicy.fractional.L2::evict_normal.b64 %0;" : "=l"(evict_normal_policy));
     asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
                      cute::cast_smem_ptr_to_uint(smem_dst)),
-                 "l"(gmem_src), "l"(evict_first ? evict_first_policy : evict_normal_policy)
+                 "l"(gmem_src), "l"(evict_first_policy)
                  : "memory");
   } else {
     copy_chunk_async(smem_dst, gmem_src);
