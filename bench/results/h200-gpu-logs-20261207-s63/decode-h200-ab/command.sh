@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Session 63, for an H200 only (~450 s; exits at once on any other GPU): session 61's prepared decode question
-# (../../h200-gpu-logs-20261207-s61/prepared-decode-h200-or-d64-bwd-ab/command.sh, its H200 branch): the
-# working tree (main) and c1 = bcfbaba (copies without a policy operand unless evict-first) timed against
-# session 37's kernels (f51bccf) as the base, in today's harness. main / base near 1.0 in the >= 256 MiB
-# cells puts session 61's drop in the harness; main below and c1 back at 1.0 puts it in the policy operand.
-# (Session 61's rows already lean one way: the same graph replayed back to back, no flush, read B 4 L 128k in
-# 563 us against cuDNN's 474, and the cells the evict-first rule covers, <= 200 MiB, read faster than in
-# session 37: the kernel, not the flush.) c2 = 5457770: bcfbaba with evict-first at every cache size where
-# every row is read by one CTA (the size gate that session 41's H100 grid set, 1-3.5% lost from 512 MiB there).
-# Prepare: .ab/cutlass.tgz, .ab/s37.tar.gz (git archive f51bccf), .ab/plain.tar.gz (bcfbaba),
-# .ab/evict-all.tar.gz (5457770), .commit;
+# Session 63, for an H200 only (~450 s; exits at once on any other GPU): is session 61's decode drop in the
+# >= 256 MiB caches (8-15% below session 37, the same graph replayed back to back included, cuDNN within 1%
+# of its session 37 numbers) the explicit evict-normal L2 policy on the cache copies? Timed in today's
+# harness against session 37's kernels (f51bccf) as the base: the working tree (main since 0116cf0: plain
+# copies unless evict-first, kept on that reasoning), c1 = d5a9ced (main before it: the evict-normal policy
+# operand everywhere evict-first is not taken) and c2 = 5457770 (plain copies, evict-first at every cache
+# size where every row is read by one CTA: the size gate that session 41's H100 grid set, 1-3.5% lost from
+# 512 MiB there). main / base near 1.0 with c1 below in the large cells confirms the keep; main below as
+# well puts the drop elsewhere (revert 0116cf0 only if main < c1).
+# Prepare: .ab/cutlass.tgz, .ab/s37.tar.gz (git archive f51bccf), .ab/normal.tar.gz (d5a9ced),
+# .ab/evict-all.tar.gz (5457770), each `git archive C -o X.tar -- . ':!bench/results'` then gzip; .commit;
 # carry [".ab", ".commit"]; run through ../../h200-gpu-logs-20261204-s28/wrap.sh.
 set -uo pipefail
 source scripts/device-call-lib.sh
@@ -17,5 +17,5 @@ device_only H200 || exit 0
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 FLASHATTN_HEAD_DIMS="128" AB_FAMILIES="fwd_sm90;kvcache_sm80" AB_BASE_TARBALL=.ab/s37.tar AB_TREE_JOBS=5 \
   AB_TESTS='KVCacheCuda.*' AB_TESTS_TIMEOUT=150 AB_PEERS_ARGS="--op decode" \
-  device_ab "$L/ab" 480 .ab/plain.tar .ab/evict-all.tar
+  device_ab "$L/ab" 480 .ab/normal.tar .ab/evict-all.tar
 echo "done at $((SECONDS - device_t0)) s"
