@@ -8,7 +8,8 @@
 # ../../h200-gpu-logs-20261204-s28/wrap.sh.
 set -uo pipefail
 if [[ $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) == *H200* ]]; then
-  exec bash bench/results/h200-gpu-logs-20261207-s63/decode-h200-ab/command.sh
+  DECODE_AB_SHORT=${DECODE_AB_SHORT:-} DECODE_AB_LIMIT=${DECODE_AB_LIMIT:-480} \
+    exec bash bench/results/h200-gpu-logs-20261207-s63/decode-h200-ab/command.sh
 fi
 source scripts/device-call-lib.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
