@@ -8,6 +8,9 @@
 # ../../h200-gpu-logs-20261204-s28/wrap.sh.
 set -uo pipefail
 if [[ $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) == *H200* ]]; then
+  # With little device time left (DECODE_H200_GRID=1), the decode grid on main alone: set beside sessions 37
+  # and 61's grids it answers the same question in ~200 s.
+  [[ -n ${DECODE_H200_GRID:-} ]] && exec bash bench/results/h200-gpu-logs-20261207-s63/h200-decode-grid/command.sh
   DECODE_AB_SHORT=${DECODE_AB_SHORT:-} DECODE_AB_LIMIT=${DECODE_AB_LIMIT:-480} \
     exec bash bench/results/h200-gpu-logs-20261207-s63/decode-h200-ab/command.sh
 fi
