@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -293,12 +294,23 @@ TEST(KVCacheCuda, RotaryEmbeddingMatchesOracle) {
   }
 }
 
-/// Whether the decode kernel has its cluster code here: built for 90a (the sm90 forward exists) and running
-/// on sm90.
+/// Whether the decode kernel this GPU runs has its cluster code (the launcher's rule: the binary's PTX
+/// version is 90 or more), read from the architectures the library was built for: an entry of 90 or more
+/// that this GPU can run: an arch-specific entry ("90a") on that compute capability only, a plain one on it
+/// and every newer GPU (by its PTX). (The sm90 forward's presence is no proxy: a build of the decode family
+/// alone has none, and its kernel still clusters.)
 bool has_cluster_path() {
   const auto props = cuda_device_properties(0);
-  return props && props->sm_major >= 9 &&
-         !capabilities(Device{DeviceKind::cuda, 0}, CudaPath::hopper, Op::forward).dtypes.empty();
+  if (!props) return false;
+  const int device_arch = props->sm_major * 10 + props->sm_minor;
+  std::stringstream archs(build_info().cuda_archs);
+  for (std::string entry; std::getline(archs, entry, ';');) {
+    std::size_t digits = 0;
+    const int arch = std::stoi(entry, &digits);
+    const bool arch_specific = digits < entry.size();  // "90a"
+    if (arch >= 90 && (arch_specific ? arch == device_arch : arch <= device_arch)) return true;
+  }
+  return false;
 }
 
 // Every split count passes the oracle rule (the same answer within rounding), empty splits included
