@@ -83,8 +83,8 @@ TEST(Oracle, RowsScoredTogetherEqualRowsAlone) {
     alone.seqlens_q = {1};
     alone.seqlens_k = {keys};
     alone.q.assign(p.q.begin() + i * kH * kD, p.q.begin() + (i + 1) * kH * kD);
-    alone.k.resize(std::size_t{keys} * kHk * kD);
-    alone.v.resize(std::size_t{keys} * kHk * kDv);
+    alone.k.resize(static_cast<std::size_t>(keys) * kHk * kD);
+    alone.v.resize(static_cast<std::size_t>(keys) * kHk * kDv);
     const std::vector<double> alone_dout(dout.begin() + i * kH * kDv, dout.begin() + (i + 1) * kH * kDv);
     const reference::ForwardResult f = reference::forward(alone);
     const reference::ForwardResult fb = reference::base_forward(alone, reference::Precision::bf16);
