@@ -148,16 +148,17 @@ function(flashattn_add_cuda_sources target)
   # The sm90 kernels exist only in the sm_90a pass (wgmma, setmaxnreg): compiled for 90a alone instead of
   # paying an empty pass per other architecture.
   flashattn_add_kernel_objects(${target} sm90 "${FLASHATTN_KERNELS_SM90A}" 90a-real "")
-  # CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED: CuTe's wgmma selectors then take every N that is a multiple of
-  # 8 (the D = 192 tile's 112 keys, D = 128's 144 and D = 256's 80 are one m64nN instruction per k-step). Only
-  # in the TUs whose tiles need it (layouts_fwd_sm90.cuh static_asserts the rest): the extra
-  # specialisations cost every TU that includes CuTe ~14 s of cudafe++ and ~7 s of cicc per arch
-  # (docs/PERF.md, build time). No N is instantiated both with and without it.
-  set(extended_shape_kernels ${FLASHATTN_KERNELS_SM90A})
-  list(FILTER extended_shape_kernels INCLUDE REGEX "fwd_sm90_hd(128|192|256)\\.cu$")
-  if(extended_shape_kernels)
-    set_property(SOURCE ${extended_shape_kernels} APPEND PROPERTY COMPILE_DEFINITIONS
-                 CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)
+  # CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED (CuTe's wgmma selectors then take every N that is a multiple of 8)
+  # costs every TU that defines it ~20 s of compile time (docs/PERF.md, build time): the real kernels take
+  # their widths beyond CuTe's default set from src/cuda/sm90/wgmma_extra_widths.hpp, and only the ablation
+  # of D = 128's 176-key tile still needs it (layouts_fwd_sm90.cuh static_asserts the widths).
+  if(FLASHATTN_SM90_ABLATION STREQUAL "block_n_176")
+    set(extended_shape_kernels ${FLASHATTN_KERNELS_SM90A})
+    list(FILTER extended_shape_kernels INCLUDE REGEX "fwd_sm90_hd128\\.cu$")
+    if(extended_shape_kernels)
+      set_property(SOURCE ${extended_shape_kernels} APPEND PROPERTY COMPILE_DEFINITIONS
+                   CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)
+    endif()
   endif()
   # Printed by every build, next to the per-TU times the launcher prints.
   add_custom_target(flashattn_kernel_manifest

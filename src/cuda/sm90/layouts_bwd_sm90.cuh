@@ -171,9 +171,9 @@ struct BwdLayoutsSm90<Element, kHeadDim, false>
   static_assert(!kDqTransposed || !Common::kDqByRows, "dQᵀ by head-dim halves only");
   static_assert(kBlockN == 64 * kConsumerWarpGroups, "each consumer warpgroup owns 64 keys");
   static_assert(
-      wgmma_n_is_one_instruction(kBlockM) && wgmma_n_is_one_instruction(kHeadDim) &&
-          wgmma_n_is_one_instruction(kDqWidth),
-      "a GEMM width needs CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED in this TU (cmake/FlashattnCuda.cmake)");
+      cute_wgmma_n_is_one_instruction(kBlockM) && cute_wgmma_n_is_one_instruction(kHeadDim) &&
+          cute_wgmma_n_is_one_instruction(kDqWidth),
+      "a GEMM width CuTe's selectors issue as narrow pieces (cuda/sm90/wgmma_shapes.hpp)");
   static_assert(kBlockM <= 256 && kBlockM % (kDqTransposed ? 16 : 64) == 0,
                 "BLOCK_M: the N of Sᵀ (<= 256), the K of dV and dK (k-steps of 16) and, unless dQ is "
                 "transposed, the width of dS's 64-row MN-major swizzle atom");

@@ -11,6 +11,7 @@
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
 #include "cuda/sm90/tile_fwd_sm90.hpp"
+#include "cuda/sm90/wgmma_extra_widths.hpp"
 #include "cuda/sm90/wgmma_shapes.hpp"
 #include "cuda/sm90/work_fwd_sm90.cuh"
 #include "cuda/sm90/work_ring_sm90.cuh"
@@ -43,8 +44,8 @@ struct FwdLayoutsSm90 {
   static_assert(kHeadDimV <= 256, "wgmma N of P·V is the value head dim: at most 256");
   static_assert(kHeadDimV <= kHeadDim, "a warpgroup's 64 rows of O are staged in its block of Q");
   static_assert(
-      wgmma_n_is_one_instruction(kBlockN) && wgmma_n_is_one_instruction(kHeadDimV),
-      "a GEMM width needs CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED in this TU (cmake/FlashattnCuda.cmake)");
+      ss_op_k_major_is_one_instruction(kBlockN) && cute_wgmma_n_is_one_instruction(kHeadDimV),
+      "a GEMM width issued as narrow pieces (cuda/sm90/wgmma_extra_widths.hpp, wgmma_shapes.hpp)");
 
   // ---- Tensor cores: consumer warpgroup w computes rows [64 w, 64 w + 64) of both products.
   using AtomLayout = cute::Layout<cute::Shape<cute::Int<kConsumerWarpGroups>, cute::_1, cute::_1>>;
@@ -52,9 +53,7 @@ struct FwdLayoutsSm90 {
   // One warpgroup's product on its own block of Q (SmemLayoutQWarpGroup), picked by a warpgroup index the
   // compiler knows is warp-uniform: Q's descriptors are then formed in uniform registers rather than moved
   // there from per-thread ones before each wgmma.
-  using TiledMmaQK = decltype(cute::make_tiled_mma(
-      cute::GMMA::ss_op_selector<Element, Element, float,
-                                 cute::Shape<cute::_64, cute::Int<kBlockN>, cute::Int<kHeadDim>>>()));
+  using TiledMmaQK = decltype(cute::make_tiled_mma(ss_op_k_major_f32<Element, kBlockN, kHeadDim>()));
   // O += P·V: P from registers (the softmax's output), V from shared memory, MN-major (V's head dim, the
   // N of this product, is contiguous).
   using TiledMmaPV = decltype(cute::make_tiled_mma(
