@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -307,8 +308,13 @@ bool has_cluster_path() {
   for (std::string entry; std::getline(archs, entry, ';');) {
     std::size_t digits = 0;
     const int arch = std::stoi(entry, &digits);
-    const bool arch_specific = digits < entry.size();  // "90a"
-    if (arch >= 90 && (arch_specific ? arch == device_arch : arch <= device_arch)) return true;
+    const std::string suffix = entry.substr(digits);
+    // "90a" / "90f": that compute capability only; "90-real": SASS alone, that major only; "90" or
+    // "90-virtual": PTX too, JIT-compiled on every newer GPU.
+    const bool runs_here = std::isalpha(static_cast<unsigned char>(suffix.empty() ? ' ' : suffix[0]))
+                               ? arch == device_arch
+                               : arch <= device_arch && (suffix != "-real" || arch / 10 == props->sm_major);
+    if (arch >= 90 && runs_here) return true;
   }
   return false;
 }
